@@ -1,0 +1,94 @@
+// Google Benchmark over every registered kernel and a grid of shapes.
+//
+//   normlab_bench [--shapes ladder|all] [google benchmark flags, e.g. --benchmark_filter=ch04
+//                 --benchmark_out=results.json --benchmark_out_format=json]
+//
+// Each iteration is one launch timed with CUDA events after an L2 flush (manual time);
+// counters: GB/s by the kernel's bytes model, and % of the copy roof measured in this process.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "normlab/device.hpp"
+#include "normlab/registry.hpp"
+#include "normlab/roofline.hpp"
+#include "normlab/runner.hpp"
+#include "normlab/timing.hpp"
+
+namespace {
+
+struct BenchShape {
+  std::int64_t rows, cols;
+  normlab::DType dtype;
+};
+
+// The shapes the issues' acceptance points and the book quote.
+const std::vector<BenchShape> kShapes{
+    {2048, 8192, normlab::DType::f32},  {16384, 4096, normlab::DType::f32},
+    {4096, 12288, normlab::DType::f32}, {1024, 1024, normlab::DType::f32},
+    {16384, 4096, normlab::DType::bf16}, {4096, 8192, normlab::DType::bf16},
+    {16384, 5000, normlab::DType::bf16}, {8192, 576, normlab::DType::bf16},
+    {32, 4096, normlab::DType::bf16},   {1, 4096, normlab::DType::bf16},
+};
+
+// Benchmarks are registered shape by shape, so consecutive ones share one workspace
+// (inputs and reference); only the latest is kept.
+normlab::Workspace& workspace_for(const normlab::Case& c) {
+  static std::unique_ptr<normlab::Workspace> cached;
+  if (!cached || cached->problem().describe() != c.describe()) {
+    cached.reset();
+    cached = std::make_unique<normlab::Workspace>(c);
+  }
+  return *cached;
+}
+
+void run(benchmark::State& state, const normlab::KernelEntry* kernel, normlab::Case c) {
+  normlab::Workspace& workspace = workspace_for(c);
+  const normlab::CaseResult check = workspace.check(*kernel);
+  if (!check.passed()) {
+    state.SkipWithError(("verification failed: " + check.describe()).c_str());
+    return;
+  }
+  double total_ms = 0.0;
+  for (auto _ : state) {
+    const double ms = workspace.time(*kernel, {.warmup = 0, .repetitions = 1, .flush_l2 = true}).timing.median_ms;
+    state.SetIterationTime(ms * 1e-3);
+    total_ms += ms;
+  }
+  const double bytes = kernel->bytes(c.shape);
+  const double mean_ms = total_ms / static_cast<double>(state.iterations());
+  const double gbps = normlab::gigabytes_per_second(bytes, mean_ms);
+  state.counters["GB/s"] = gbps;
+  state.counters["pct_copy_roof"] = normlab::percent_of_copy_roof(gbps);
+  state.counters["copy_roof_GB/s"] = normlab::copy_roof().gbps;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (const std::string reason = normlab::gpu_unavailable_reason(); !reason.empty()) {
+    std::fprintf(stderr, "normlab_bench: %s; the benchmarks need a CUDA GPU.\n", reason.c_str());
+    return normlab::kNoGpuExitCode;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext("gpu", normlab::device_name());
+  benchmark::AddCustomContext("copy_roof_gbps", std::to_string(normlab::copy_roof().gbps));
+  for (const BenchShape& s : kShapes) {
+    for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
+      const normlab::Case c = normlab::default_case(kernel.op, s.rows, s.cols, s.dtype);
+      if (!kernel.supports(c.shape)) continue;
+      const std::string name = kernel.name + "/" + normlab::name_of(s.dtype) + "/" +
+                               std::to_string(s.rows) + "x" + std::to_string(s.cols);
+      benchmark::RegisterBenchmark(name.c_str(), run, &kernel, c)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->MinTime(0.05);
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,5 @@
+// Chapter 00 program: measures the copy roof, runs the two copies and the eager RMSNorm.
+#include "ch00.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) { return normlab::chapter_main(argc, argv, normlab::ch00::kernels()); }

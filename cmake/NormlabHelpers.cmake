@@ -1,0 +1,102 @@
+# Helpers shared by every CMakeLists.txt of normlab.
+#   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
+#   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program
+#   normlab_add_test(NAME n KIND cpu|gpu SOURCES ... LIBRARIES ... LABELS ...)
+#   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp SOURCES ...)  exercise + solution graders
+#   normlab_add_sanitizer_tests(PROGRAM target LABELS ... ARGS ...)  memcheck + racecheck
+
+option(NORMLAB_WERROR "Treat host and device compiler warnings as errors" OFF)
+
+# Exit code with which a GPU test says "skipped: no GPU" (see tests/support/catch_main.cpp).
+set(NORMLAB_SKIP_CODE 77)
+
+function(normlab_target_defaults target)
+  target_compile_options(${target} PRIVATE
+    # Designated initializers may leave members at their defaults on purpose.
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wshadow -Wno-missing-field-initializers>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Wno-missing-field-initializers -Xptxas=-warn-spills,-warn-lmem-usage
+                               -lineinfo>)
+  if(NORMLAB_WERROR)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-Werror>
+      $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Werror>)
+  endif()
+endfunction()
+
+function(normlab_add_chapter)
+  cmake_parse_arguments(CH "" "NUMBER;SLUG" "SOURCES" ${ARGN})
+  set(lib normlab_ch${CH_NUMBER})
+  add_library(${lib} STATIC ${CH_SOURCES})
+  target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${lib} PUBLIC normlab_common)
+  normlab_target_defaults(${lib})
+
+  string(REPLACE "-" "_" program "ch${CH_NUMBER}_${CH_SLUG}")
+  add_executable(${program} main.cpp)
+  target_link_libraries(${program} PRIVATE ${lib})
+  normlab_target_defaults(${program})
+  set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_LIBRARIES ${lib})
+  set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_PROGRAMS ${program})
+endfunction()
+
+function(_normlab_set_test_kind test kind labels)
+  if(kind STREQUAL "gpu")
+    list(APPEND labels gpu)
+    if(NOT NORMLAB_REQUIRE_GPU)
+      set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE ${NORMLAB_SKIP_CODE})
+    endif()
+  else()
+    list(APPEND labels cpu)
+  endif()
+  set_tests_properties(${test} PROPERTIES LABELS "${labels}")
+endfunction()
+
+function(normlab_add_test)
+  cmake_parse_arguments(T "" "NAME;KIND" "SOURCES;LIBRARIES;LABELS;ARGS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBRARIES} normlab_catch_${T_KIND}_main)
+  normlab_target_defaults(${T_NAME})
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
+  _normlab_set_test_kind(${T_NAME} ${T_KIND} "${T_LABELS}")
+endfunction()
+
+# One grader source, two executables: grade_exNN builds the student's copy in exercises/,
+# grade_exNN_solution builds solutions/. A third test checks that the untouched skeleton is
+# rejected by its grader (label meta: it speaks of the repository, not of a student's work).
+function(normlab_add_grader)
+  cmake_parse_arguments(G "" "EXERCISE;SLUG;GRADER" "SOURCES;LIBRARIES" ${ARGN})
+  set(name ex${G_EXERCISE})
+  foreach(variant exercise solution)
+    set(dir ${PROJECT_SOURCE_DIR}/${variant}s/${name}-${G_SLUG})
+    set(target grade_${name})
+    set(labels ${name} exercise)
+    if(variant STREQUAL "solution")
+      set(target grade_${name}_solution)
+      set(labels ${name} solutions)
+    endif()
+    list(TRANSFORM G_SOURCES PREPEND ${dir}/ OUTPUT_VARIABLE sources)
+    add_executable(${target} ${G_GRADER} ${sources})
+    target_include_directories(${target} PRIVATE ${dir})
+    target_link_libraries(${target} PRIVATE normlab_grading ${G_LIBRARIES} normlab_catch_gpu_main)
+    normlab_target_defaults(${target})
+    add_test(NAME ${target} COMMAND ${target})
+    _normlab_set_test_kind(${target} gpu "${labels}")
+  endforeach()
+  add_test(NAME meta_${name}_skeleton_rejected COMMAND grade_${name})
+  set_tests_properties(meta_${name}_skeleton_rejected PROPERTIES WILL_FAIL TRUE)
+  _normlab_set_test_kind(meta_${name}_skeleton_rejected gpu "${name};meta")
+endfunction()
+
+# compute-sanitizer memcheck and racecheck over a program on a small problem.
+function(normlab_add_sanitizer_tests)
+  cmake_parse_arguments(S "" "PROGRAM" "LABELS;ARGS" ${ARGN})
+  foreach(tool memcheck racecheck)
+    set(test sanitize_${tool}_${S_PROGRAM})
+    add_test(NAME ${test}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/sanitize.sh ${tool}
+                     $<TARGET_FILE:${S_PROGRAM}> ${S_ARGS})
+    set_tests_properties(${test} PROPERTIES
+      ENVIRONMENT "NORMLAB_REQUIRE_GPU=$<BOOL:${NORMLAB_REQUIRE_GPU}>")
+    _normlab_set_test_kind(${test} gpu "sanitizer;${S_LABELS}")
+  endforeach()
+endfunction()

@@ -1,0 +1,23 @@
+/// @file arguments.hpp
+/// @brief Argument checks every host launcher makes before it launches anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace normlab {
+
+/// rows >= 0 and cols >= 1.
+void validate_shape(const char* function, std::int64_t rows, std::int64_t cols);
+/// A rows x cols tensor: non-null when rows > 0, and stride >= cols.
+void validate_tensor(const char* function, const char* name, const void* data, std::int64_t rows,
+                     std::int64_t cols, std::int64_t stride);
+/// A vector of cols parameters: non-null (call only when the parameter is required).
+void validate_vector(const char* function, const char* name, const void* data);
+/// eps >= 0 and not NaN.
+void validate_eps(const char* function, float eps);
+/// @p data is a multiple of @p alignment bytes and @p stride * @p element_bytes is too.
+void validate_alignment(const char* function, const char* name, const void* data,
+                        std::int64_t stride, std::size_t element_bytes, std::size_t alignment);
+
+}  // namespace normlab

@@ -1,0 +1,92 @@
+/// @file buffer.hpp
+/// @brief Move-only owners of device and pinned host memory, with a poison fill.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "normlab/check.hpp"
+
+namespace normlab {
+
+/// The byte every poisoned buffer is filled with. 0xFF makes fp32, fp16 and bf16 elements NaN
+/// with a bit pattern no arithmetic produces, so an unwritten element is recognisable.
+inline constexpr unsigned char kPoisonByte = 0xFF;
+
+/// Device memory for @p count elements of T. Move-only; freed on destruction.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) NORMLAB_CHECK(cudaMalloc(&data_, bytes()));
+  }
+  ~DeviceBuffer() {
+    if (data_) cudaFree(data_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+
+  T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+  /// Fills every byte with kPoisonByte.
+  void poison(cudaStream_t stream = nullptr) {
+    if (count_ > 0) NORMLAB_CHECK(cudaMemsetAsync(data_, kPoisonByte, bytes(), stream));
+  }
+  /// Copies @p bytes() bytes from host memory @p host (synchronous).
+  void upload(const void* host) {
+    if (count_ > 0) NORMLAB_CHECK(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice));
+  }
+  /// Copies @p bytes() bytes to host memory @p host (synchronous).
+  void download(void* host) const {
+    if (count_ > 0) NORMLAB_CHECK(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Page-locked host memory for @p count elements of T. Move-only; freed on destruction.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) NORMLAB_CHECK(cudaMallocHost(&data_, count_ * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (data_) cudaFreeHost(data_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+
+  T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return count_; }
+  T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+}  // namespace normlab

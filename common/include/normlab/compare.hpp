@@ -1,0 +1,57 @@
+/// @file compare.hpp
+/// @brief Comparison with the float64 reference: per-dtype tolerances (defined once, here) and
+/// a readable report of what went wrong.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "normlab/dtype.hpp"
+#include "normlab/host_matrix.hpp"
+
+namespace normlab {
+
+/// An element passes when |got - want| <= abs + rel * |want|.
+struct Tolerance {
+  double abs = 0.0;
+  double rel = 0.0;
+};
+
+/// The tolerance for outputs stored as @p dtype (statistics accumulated in fp32).
+Tolerance tolerance_for(DType dtype);
+
+struct Mismatch {
+  std::int64_t row = 0, col = 0;
+  double got = 0.0, want = 0.0;
+};
+
+/// Everything a comparison found. passed() only when every category is empty.
+struct CompareReport {
+  std::string what;  ///< which output ("y", "residual", "rstd", ...)
+  Tolerance tolerance;
+  std::int64_t checked = 0;
+  std::int64_t mismatches = 0;        ///< finite values outside the tolerance
+  std::int64_t non_finite = 0;        ///< NaN or Inf the kernel wrote
+  std::int64_t unwritten = 0;         ///< elements still holding the poison pattern
+  std::int64_t guard_overwrites = 0;  ///< writes into a row's guard band (past cols)
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;
+  std::vector<Mismatch> first;  ///< the first few bad elements, in memory order
+
+  bool passed() const noexcept {
+    return mismatches == 0 && non_finite == 0 && unwritten == 0 && guard_overwrites == 0;
+  }
+  /// One line when it passed; the counts and the first mismatches as (row, col, got, want)
+  /// when it did not.
+  std::string describe() const;
+};
+
+/// Compares the rows x cols elements of @p got with @p want (dense, rows x cols), and checks
+/// that each row's guard band [cols, stride) still holds poison. @p check_unwritten can be
+/// turned off for outputs that alias an input (in place).
+CompareReport compare(const HostMatrix& got, std::span<const double> want, Tolerance tolerance,
+                      std::string what, bool check_unwritten = true);
+
+}  // namespace normlab

@@ -1,0 +1,21 @@
+/// @file device.hpp
+/// @brief Is there a GPU, and which one.
+#pragma once
+
+#include <string>
+
+namespace normlab {
+
+/// Exit code of every normlab program that needs a GPU and finds none.
+inline constexpr int kNoGpuExitCode = 69;
+
+/// Empty when a CUDA device is usable; otherwise why not, in one line.
+std::string gpu_unavailable_reason();
+
+/// Name of the current device, e.g. "NVIDIA H100 80GB HBM3".
+std::string device_name();
+
+/// Size of the current device's L2 cache in bytes.
+int l2_cache_bytes();
+
+}  // namespace normlab

@@ -1,0 +1,42 @@
+/// @file host_matrix.hpp
+/// @brief A row-major matrix on the host in any normlab dtype, with a row stride >= cols.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "normlab/dtype.hpp"
+
+namespace normlab {
+
+/// Host copy of a tensor as the device sees it: @p rows rows of @p cols elements, each row
+/// @p stride elements apart. The elements between cols and stride are the row's guard band.
+class HostMatrix {
+ public:
+  HostMatrix() = default;
+  /// Allocates rows x stride elements (stride 0 means cols), every byte poisoned.
+  HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride = 0);
+
+  DType dtype() const noexcept { return dtype_; }
+  std::int64_t rows() const noexcept { return rows_; }
+  std::int64_t cols() const noexcept { return cols_; }
+  std::int64_t stride() const noexcept { return stride_; }
+  void* data() noexcept { return bytes_.data(); }
+  const void* data() const noexcept { return bytes_.data(); }
+  std::size_t bytes() const noexcept { return bytes_.size(); }
+
+  double at(std::int64_t row, std::int64_t col) const;
+  void set(std::int64_t row, std::int64_t col, double value);  ///< rounds to dtype()
+  /// True when element (row, col) still holds the poison pattern (nothing wrote it).
+  bool is_poison(std::int64_t row, std::int64_t col) const;
+  /// The rows x cols elements as doubles, densely packed (stride dropped).
+  std::vector<double> to_dense() const;
+
+ private:
+  DType dtype_ = DType::f32;
+  std::int64_t rows_ = 0, cols_ = 0, stride_ = 0;
+  std::vector<unsigned char> bytes_;
+};
+
+}  // namespace normlab

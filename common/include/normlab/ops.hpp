@@ -1,0 +1,41 @@
+/// @file ops.hpp
+/// @brief The operations normlab implements, problem shapes and their bytes models.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "normlab/dtype.hpp"
+
+namespace normlab {
+
+enum class Op {
+  copy,                ///< y = x (the roofline)
+  rmsnorm,             ///< y = x / sqrt(mean(x^2) + eps) * w
+  layernorm,           ///< y = (x - mean) / sqrt(var + eps) * w + b
+  add_rmsnorm,         ///< h = x + r; y = rmsnorm(h); h written back
+  add_layernorm,       ///< h = x + r; y = layernorm(h); h written back
+  rmsnorm_backward,    ///< dx, dw from dy, x, w, rstd
+  layernorm_backward,  ///< dx, dw, db from dy, x, w, mean, rstd
+};
+
+/// "copy", "rmsnorm", "layernorm", "add_rmsnorm", ...
+const char* name_of(Op op);
+/// Inverse of name_of; throws std::invalid_argument naming @p argument.
+Op parse_op(std::string_view text, const char* argument = "op");
+
+/// The size and types of one problem.
+struct Shape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  DType dtype = DType::f32;         ///< x, residual, y, dy, dx
+  DType weight_dtype = DType::f32;  ///< weight, bias, dweight, dbias
+  bool weight = true;
+  bool bias = false;
+};
+
+/// The fewest bytes @p op must move through device memory on @p shape: every input read
+/// once, every output written once (activations M*N, parameters N, statistics M floats).
+double bytes_moved(Op op, const Shape& shape);
+
+}  // namespace normlab

@@ -1,0 +1,84 @@
+/// @file runner.hpp
+/// @brief Runs a registered kernel on one case: builds inputs, poisons outputs, launches,
+/// compares every output with the float64 reference, and times it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "normlab/compare.hpp"
+#include "normlab/ops.hpp"
+#include "normlab/random.hpp"
+#include "normlab/registry.hpp"
+#include "normlab/timing.hpp"
+
+namespace normlab {
+
+/// One problem: shape, inputs and the options of the call.
+struct Case {
+  Op op = Op::rmsnorm;
+  Shape shape;
+  InputSpec input;              ///< x (and residual, dy: same distribution, other seeds)
+  float eps = 1e-5f;
+  bool weight_plus_one = false;
+  std::int64_t pad = 0;         ///< guard elements after each row of every activation
+  std::int64_t misalign = 0;    ///< elements every activation's base pointer is shifted by
+  bool in_place = false;        ///< y over x; for add + norm, h over the residual
+  bool statistics = false;      ///< ask for per-row mean / rstd (kernels that write them)
+
+  /// "rmsnorm fp32 2048x8192 normal seed=1 ..." for reports.
+  std::string describe() const;
+};
+
+/// The reports of every output of one verified case.
+struct CaseResult {
+  std::string kernel;
+  std::string case_description;
+  std::vector<CompareReport> reports;
+  bool passed() const;
+  std::string describe() const;
+};
+
+/// Timing and bandwidth of one kernel on one case.
+struct Measurement {
+  Timing timing;
+  double bytes = 0.0;  ///< by the kernel's bytes model
+  double gbps = 0.0;
+  double percent_of_roof = 0.0;
+};
+
+/// Inputs, outputs and the float64 reference of one case, built once and shared by every
+/// kernel run on it (the tour runs a dozen kernels on one problem).
+class Workspace {
+ public:
+  explicit Workspace(const Case& c);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  const Case& problem() const noexcept;
+  /// Poisons the outputs, runs @p kernel once, compares every output with the reference.
+  CaseResult check(const KernelEntry& kernel);
+  /// Times @p kernel (outputs not checked).
+  Measurement time(const KernelEntry& kernel, const TimingOptions& options);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Runs @p kernel once on @p c with poisoned outputs and compares every output with the
+/// float64 reference at tolerance_for(dtype). Throws std::invalid_argument when the kernel
+/// does not support the case.
+CaseResult verify(const KernelEntry& kernel, const Case& c);
+
+/// Times @p kernel on @p c (random inputs, outputs not checked: call verify for that).
+Measurement measure(const KernelEntry& kernel, const Case& c, const TimingOptions& options = {});
+
+/// A Case for @p op on a rows x cols problem in @p dtype with the defaults the tour uses
+/// (weight; LayerNorm also bias; normal inputs, seed 1).
+Case default_case(Op op, std::int64_t rows, std::int64_t cols, DType dtype = DType::f32);
+
+}  // namespace normlab

@@ -1,0 +1,47 @@
+#include "normlab/arguments.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "normlab/check.hpp"
+
+namespace normlab {
+
+void validate_shape(const char* function, std::int64_t rows, std::int64_t cols) {
+  check_argument(rows >= 0, function, "rows", "must be >= 0 (got " + std::to_string(rows) + ")");
+  check_argument(cols >= 1, function, "cols", "must be >= 1 (got " + std::to_string(cols) + ")");
+}
+
+void validate_tensor(const char* function, const char* name, const void* data, std::int64_t rows,
+                     std::int64_t cols, std::int64_t stride) {
+  check_argument(rows == 0 || data != nullptr, function, name,
+                 "is null but rows = " + std::to_string(rows));
+  const std::string stride_name = std::string(name) + "_stride";
+  check_argument(stride >= cols, function, stride_name.c_str(),
+                 "must be >= cols (got " + std::to_string(stride) + " < " +
+                     std::to_string(cols) + ")");
+}
+
+void validate_vector(const char* function, const char* name, const void* data) {
+  check_argument(data != nullptr, function, name, "is null");
+}
+
+void validate_eps(const char* function, float eps) {
+  check_argument(!std::isnan(eps) && eps >= 0.0f, function, "eps",
+                 "must be >= 0 and not NaN (got " + std::to_string(eps) + ")");
+}
+
+void validate_alignment(const char* function, const char* name, const void* data,
+                        std::int64_t stride, std::size_t element_bytes, std::size_t alignment) {
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  check_argument(address % alignment == 0, function, name,
+                 "must be " + std::to_string(alignment) + "-byte aligned");
+  const std::string stride_name = std::string(name) + "_stride";
+  check_argument((static_cast<std::size_t>(stride) * element_bytes) % alignment == 0, function,
+                 stride_name.c_str(),
+                 "must keep every row " + std::to_string(alignment) + "-byte aligned (got " +
+                     std::to_string(stride) + " elements)");
+}
+
+}  // namespace normlab

@@ -1,0 +1,278 @@
+#include "normlab/runner.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "normlab/buffer.hpp"
+#include "normlab/check.hpp"
+#include "normlab/reference.hpp"
+#include "normlab/roofline.hpp"
+
+namespace normlab {
+
+namespace {
+
+bool is_add(Op op) { return op == Op::add_rmsnorm || op == Op::add_layernorm; }
+bool is_layernorm(Op op) { return op == Op::layernorm || op == Op::add_layernorm; }
+
+// A HostMatrix on the device, its base shifted by 'misalign' elements inside a poisoned
+// allocation, so that a kernel's bad read or write lands on poison, not on a neighbour.
+class DeviceTensor {
+ public:
+  DeviceTensor() = default;
+  DeviceTensor(const HostMatrix& host, std::int64_t misalign)
+      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
+        buffer_(host.bytes() + offset_) {
+    buffer_.poison();
+    upload(host);
+  }
+  void* data() const { return buffer_.data() + offset_; }
+  void upload(const HostMatrix& host) {
+    NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
+  }
+  void download(HostMatrix& host) const {
+    NORMLAB_CHECK(cudaMemcpy(host.data(), data(), host.bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  std::size_t offset_ = 0;
+  DeviceBuffer<unsigned char> buffer_;
+};
+
+double round_to_f16(double v) { return round_to(DType::f16, v); }
+double round_to_bf16(double v) { return round_to(DType::bf16, v); }
+double round_to_f32(double v) { return round_to(DType::f32, v); }
+
+using Rounding = double (*)(double);
+Rounding rounding_for(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return round_to_f16;
+    case DType::bf16: return round_to_bf16;
+    case DType::f32: break;
+  }
+  return round_to_f32;
+}
+
+}  // namespace
+
+struct Workspace::State {
+  Case problem;
+  std::int64_t stride = 0;
+  HostMatrix x, residual, weight, bias;
+  ReferenceForward want;
+  DeviceTensor x_device, residual_device, y_device, residual_out_device, weight_device, bias_device;
+  DeviceBuffer<float> mean_device, rstd_device;
+
+  HostMatrix output_like(DType dtype, std::int64_t cols, std::int64_t stride_) const {
+    return HostMatrix(dtype, problem.shape.rows, cols, stride_);
+  }
+  NormCall call_for(const KernelEntry& kernel) const;
+};
+
+Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.problem = c;
+  const Shape& shape = c.shape;
+  if (c.op == Op::rmsnorm_backward || c.op == Op::layernorm_backward) {
+    throw std::invalid_argument("Workspace: backward ops have no runner yet");
+  }
+  s.stride = shape.cols + c.pad;
+
+  s.x = HostMatrix(shape.dtype, shape.rows, shape.cols, s.stride);
+  fill_random(s.x, c.input);
+  ReferenceParams params{.rows = shape.rows, .cols = shape.cols, .eps = c.eps};
+  std::vector<double> weight_values, bias_values;
+  if (shape.weight && c.op != Op::copy) {
+    s.weight = HostMatrix(shape.weight_dtype, 1, shape.cols);
+    // Weights near 1 (or near 0 for the 1 + w form), all different: a kernel that drops or
+    // misplaces them fails.
+    fill_random(s.weight, {.distribution = Distribution::uniform,
+                           .mean = c.weight_plus_one ? 0.0 : 1.0,
+                           .scale = 0.3,
+                           .seed = c.input.seed + 3});
+    weight_values = s.weight.to_dense();
+    params.weight = weight_values;
+    params.weight_plus_one = c.weight_plus_one;
+    s.weight_device = DeviceTensor(s.weight, 0);
+  }
+  if (shape.bias && is_layernorm(c.op)) {
+    s.bias = HostMatrix(shape.weight_dtype, 1, shape.cols);
+    fill_random(s.bias, {.distribution = Distribution::normal, .scale = 0.5, .seed = c.input.seed + 4});
+    bias_values = s.bias.to_dense();
+    params.bias = bias_values;
+    s.bias_device = DeviceTensor(s.bias, 0);
+  }
+
+  const std::vector<double> x_dense = s.x.to_dense();
+  if (is_add(c.op)) {
+    s.residual = HostMatrix(shape.dtype, shape.rows, shape.cols, s.stride);
+    InputSpec residual_spec = c.input;
+    residual_spec.seed += 1;
+    fill_random(s.residual, residual_spec);
+    const std::vector<double> r_dense = s.residual.to_dense();
+    s.want = c.op == Op::add_rmsnorm
+                 ? add_rmsnorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype))
+                 : add_layernorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype));
+    s.residual_device = DeviceTensor(s.residual, c.misalign);
+    if (!c.in_place) s.residual_out_device = DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
+  } else if (c.op == Op::copy) {
+    s.want.y = x_dense;
+  } else {
+    s.want = c.op == Op::rmsnorm ? rmsnorm_forward(x_dense, params) : layernorm_forward(x_dense, params);
+  }
+  s.x_device = DeviceTensor(s.x, c.misalign);
+  if (!c.in_place || is_add(c.op)) {
+    s.y_device = DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
+  }
+  if (c.statistics) {
+    s.mean_device = DeviceBuffer<float>(static_cast<std::size_t>(shape.rows));
+    s.rstd_device = DeviceBuffer<float>(static_cast<std::size_t>(shape.rows));
+  }
+}
+
+Workspace::~Workspace() = default;
+
+const Case& Workspace::problem() const noexcept { return state_->problem; }
+
+NormCall Workspace::State::call_for(const KernelEntry& kernel) const {
+  const State& s = *this;
+  const Case& c = s.problem;
+  NormCall call;
+  call.op = c.op;
+  call.dtype = c.shape.dtype;
+  call.weight_dtype = c.shape.weight_dtype;
+  call.rows = c.shape.rows;
+  call.cols = c.shape.cols;
+  call.eps = c.eps;
+  call.x = s.x_device.data();
+  call.x_stride = s.stride;
+  const bool y_over_x = c.in_place && !is_add(c.op);
+  call.y = y_over_x ? s.x_device.data() : s.y_device.data();
+  call.y_stride = s.stride;
+  if (is_add(c.op)) {
+    call.residual = s.residual_device.data();
+    call.residual_stride = s.stride;
+    call.residual_out = c.in_place ? s.residual_device.data() : s.residual_out_device.data();
+    call.residual_out_stride = s.stride;
+  }
+  call.weight = c.shape.weight ? s.weight_device.data() : nullptr;
+  call.bias = c.shape.bias ? s.bias_device.data() : nullptr;
+  call.weight_plus_one = c.weight_plus_one;
+  if (c.statistics && kernel.writes_statistics) {
+    call.mean = is_layernorm(c.op) ? s.mean_device.data() : nullptr;
+    call.rstd = s.rstd_device.data();
+  }
+  return call;
+}
+
+namespace {
+
+void require_support(const KernelEntry& kernel, const Case& c) {
+  if (kernel.op != c.op || !kernel.supports(c.shape)) {
+    throw std::invalid_argument("kernel " + kernel.name + " does not support the case " + c.describe());
+  }
+}
+
+}  // namespace
+
+CaseResult Workspace::check(const KernelEntry& kernel) {
+  State& s = *state_;
+  const Case& c = s.problem;
+  require_support(kernel, c);
+  // Inputs that a previous in-place run overwrote are restored; outputs are poisoned.
+  if (c.in_place) {
+    s.x_device.upload(s.x);
+    if (is_add(c.op)) s.residual_device.upload(s.residual);
+  }
+  const HostMatrix poisoned = s.output_like(c.shape.dtype, c.shape.cols, s.stride);
+  if (!(c.in_place && !is_add(c.op))) s.y_device.upload(poisoned);
+  if (is_add(c.op) && !c.in_place) s.residual_out_device.upload(poisoned);
+  s.mean_device.poison();
+  s.rstd_device.poison();
+
+  const NormCall call = s.call_for(kernel);
+  kernel.launch(call, nullptr);
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+
+  CaseResult result{kernel.name, c.describe(), {}};
+  const Tolerance tolerance = tolerance_for(c.shape.dtype);
+  const bool y_over_x = c.in_place && !is_add(c.op);
+  HostMatrix y = s.output_like(c.shape.dtype, c.shape.cols, s.stride);
+  (y_over_x ? s.x_device : s.y_device).download(y);
+  result.reports.push_back(compare(y, s.want.y, tolerance, "y", !y_over_x));
+  if (is_add(c.op)) {
+    HostMatrix h = s.output_like(c.shape.dtype, c.shape.cols, s.stride);
+    (c.in_place ? s.residual_device : s.residual_out_device).download(h);
+    result.reports.push_back(compare(h, s.want.residual, tolerance, "residual", !c.in_place));
+  }
+  if (call.rstd != nullptr) {
+    HostMatrix rstd(DType::f32, c.shape.rows, 1);
+    s.rstd_device.download(rstd.data());
+    result.reports.push_back(compare(rstd, s.want.rstd, tolerance, "rstd"));
+  }
+  if (call.mean != nullptr) {
+    HostMatrix mean(DType::f32, c.shape.rows, 1);
+    s.mean_device.download(mean.data());
+    result.reports.push_back(compare(mean, s.want.mean, tolerance, "mean"));
+  }
+  return result;
+}
+
+Measurement Workspace::time(const KernelEntry& kernel, const TimingOptions& options) {
+  require_support(kernel, state_->problem);
+  const NormCall call = state_->call_for(kernel);
+  Measurement m;
+  m.timing = time_on_device([&](cudaStream_t stream) { kernel.launch(call, stream); }, options);
+  m.bytes = kernel.bytes(state_->problem.shape);
+  m.gbps = gigabytes_per_second(m.bytes, m.timing.median_ms);
+  m.percent_of_roof = percent_of_copy_roof(m.gbps);
+  return m;
+}
+
+bool CaseResult::passed() const {
+  for (const CompareReport& r : reports) {
+    if (!r.passed()) return false;
+  }
+  return !reports.empty();
+}
+
+std::string CaseResult::describe() const {
+  std::ostringstream out;
+  out << kernel << " on " << case_description << ": " << (passed() ? "PASS" : "FAIL") << "\n";
+  for (const CompareReport& r : reports) out << "  " << r.describe() << "\n";
+  return out.str();
+}
+
+std::string Case::describe() const {
+  std::ostringstream out;
+  static const char* const kDistributions[] = {"normal", "uniform", "heavy"};
+  out << name_of(op) << " " << name_of(shape.dtype) << " " << shape.rows << "x" << shape.cols;
+  if (shape.weight_dtype != shape.dtype) out << " weight=" << name_of(shape.weight_dtype);
+  if (!shape.weight) out << " no-weight";
+  if (shape.bias) out << " bias";
+  out << " " << kDistributions[static_cast<int>(input.distribution)] << "(mean " << input.mean
+      << ", scale " << input.scale << ") seed=" << input.seed << " eps=" << eps;
+  if (weight_plus_one) out << " (1+w)";
+  if (pad) out << " pad=" << pad;
+  if (misalign) out << " misalign=" << misalign;
+  if (in_place) out << " in-place";
+  if (statistics) out << " statistics";
+  return out.str();
+}
+
+CaseResult verify(const KernelEntry& kernel, const Case& c) { return Workspace(c).check(kernel); }
+
+Measurement measure(const KernelEntry& kernel, const Case& c, const TimingOptions& options) {
+  return Workspace(c).time(kernel, options);
+}
+
+Case default_case(Op op, std::int64_t rows, std::int64_t cols, DType dtype) {
+  Case c;
+  c.op = op;
+  c.shape = {.rows = rows, .cols = cols, .dtype = dtype, .weight_dtype = dtype,
+             .weight = op != Op::copy, .bias = is_layernorm(op)};
+  return c;
+}
+
+}  // namespace normlab

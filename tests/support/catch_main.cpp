@@ -1,0 +1,30 @@
+// main() of every normlab Catch2 test program. Built twice: as normlab_catch_cpu_main, and
+// with NORMLAB_GPU_TESTS as normlab_catch_gpu_main, which first checks for a GPU. Without
+// one, a GPU test program prints why and exits with NORMLAB_SKIP_CODE, which ctest reports
+// as skipped, unless the build requires a GPU (NORMLAB_REQUIRE_GPU), in which case it fails.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#ifdef NORMLAB_GPU_TESTS
+#include "normlab/device.hpp"
+#endif
+
+int main(int argc, char** argv) {
+#ifdef NORMLAB_GPU_TESTS
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
+  if (const std::string reason = normlab::gpu_unavailable_reason(); !listing && !reason.empty()) {
+    if (NORMLAB_REQUIRE_GPU) {
+      std::fprintf(stderr, "FAILED: %s, and this build requires a GPU (NORMLAB_REQUIRE_GPU)\n", reason.c_str());
+      return 1;
+    }
+    std::printf("SKIPPED: %s; GPU tests run where a GPU is visible\n", reason.c_str());
+    return NORMLAB_SKIP_CODE;
+  }
+#endif
+  return Catch::Session().run(argc, argv);
+}

@@ -1,0 +1,54 @@
+/// @file grading.hpp
+/// @brief Grading: run a kernel over a grid of cases and print a scorecard. Shared by the
+/// chapter tests, the exercise graders and the known-wrong kernel tests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "normlab/registry.hpp"
+#include "normlab/runner.hpp"
+
+namespace normlab::grading {
+
+/// The rows and cols every ladder grader covers (cols capped by the kernel's max_cols).
+inline const std::vector<std::int64_t> kGridRows{1, 7, 1024, 4097};
+inline const std::vector<std::int64_t> kGridCols{1, 31, 32, 33, 1023, 1024, 1025, 4096, 8192, 12288};
+
+/// Every rows x cols pair with normal inputs (seed varies per case), skipping cols the
+/// kernel cannot take.
+std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::int64_t>& rows,
+                             const std::vector<std::int64_t>& cols);
+
+/// Rows of magnitude 1e-3, so that mean(x^2) ~ 1e-6 is smaller than eps = 1e-5: a kernel that
+/// puts eps outside the square root, or adds it to the sum instead of the mean, fails here.
+Case small_magnitude_case(Op op, std::int64_t rows, std::int64_t cols);
+
+/// Uniform rows with mean @p mean and standard deviation 1 (LayerNorm's hard case).
+Case shifted_case(Op op, std::int64_t rows, std::int64_t cols, double mean);
+
+/// What grading found.
+struct Scorecard {
+  std::string kernel;
+  int total = 0;
+  int passed = 0;
+  std::vector<CaseResult> failures;  ///< every failed case (the first few are printed)
+  std::optional<Measurement> speed;  ///< % of copy roof on a reference shape, when timed
+  std::string speed_case;
+
+  bool all_passed() const noexcept { return total > 0 && passed == total; }
+  /// The failures' case descriptions, one per line (for checking which case caught a bug).
+  std::string failed_cases() const;
+  void print(std::ostream& out) const;
+};
+
+/// Verifies @p kernel on every case of @p cases.
+Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases);
+
+/// Times @p kernel on @p timed_case and records its % of the copy roof on @p card.
+void add_speed(Scorecard& card, const KernelEntry& kernel, const Case& timed_case);
+
+}  // namespace normlab::grading
