@@ -4,6 +4,7 @@
 #   normlab_add_test(NAME n KIND cpu|gpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp SOURCES ...)  exercise + solution graders
 #   normlab_add_sanitizer_tests(PROGRAM target LABELS ... ARGS ...)  memcheck + racecheck
+#   normlab_add_sass_test(NAME n TARGET lib FUNCTION regex REQUIRE ... FORBID ... LABELS ...)
 
 option(NORMLAB_WERROR "Treat host and device compiler warnings as errors" OFF)
 
@@ -99,4 +100,25 @@ function(normlab_add_sanitizer_tests)
       ENVIRONMENT "NORMLAB_REQUIRE_GPU=$<BOOL:${NORMLAB_REQUIRE_GPU}>")
     _normlab_set_test_kind(${test} gpu "sanitizer;${S_LABELS}")
   endforeach()
+endfunction()
+
+# Reads the SASS of a library's kernels (cuobjdump, CPU only) and checks instructions, e.g.
+# REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL". See scripts/check_sass.py.
+function(normlab_add_sass_test)
+  cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION" "REQUIRE;FORBID;LABELS" ${ARGN})
+  set(checks)
+  foreach(pattern IN LISTS S_REQUIRE)
+    list(APPEND checks --require ${pattern})
+  endforeach()
+  foreach(pattern IN LISTS S_FORBID)
+    list(APPEND checks --forbid ${pattern})
+  endforeach()
+  add_test(NAME ${S_NAME}
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_sass.py
+                   --cuobjdump ${NORMLAB_CUOBJDUMP} --library $<TARGET_FILE:${S_TARGET}>
+                   --function ${S_FUNCTION} ${checks})
+  get_filename_component(tools_dir ${NORMLAB_CUOBJDUMP} DIRECTORY)
+  # cuobjdump runs nvdisasm from PATH to print SASS.
+  set_tests_properties(${S_NAME} PROPERTIES
+    LABELS "cpu;sass;${S_LABELS}" ENVIRONMENT "PATH=${tools_dir}:$ENV{PATH}")
 endfunction()

@@ -1,0 +1,1 @@
+# (filled in with the chapters it names)
