@@ -9,11 +9,11 @@
 #include "normlab/registry.hpp"
 
 namespace {
-const normlab::KernelEntry& entry(const std::string& name) {
+const normlab::KernelEntry& entry(const char* name) {
   for (const auto& kernel : normlab::kernel_registry()) {
     if (kernel.name == name) return kernel;
   }
-  throw std::logic_error("no kernel " + name);
+  throw std::logic_error(std::string("no kernel ") + name);
 }
 }  // namespace
 
