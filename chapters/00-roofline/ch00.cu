@@ -120,7 +120,18 @@ void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, f
   if (rows == 0) return;
 
   // Like a framework's caching allocator, the stream-ordered pool makes these cheap after
-  // the first call; the bytes they cost are the lesson.
+  // the first call (it keeps freed memory instead of returning it at each synchronisation);
+  // the bytes they cost are the lesson.
+  static const bool pool_keeps_memory = [] {
+    int device = 0;
+    NORMLAB_CHECK(cudaGetDevice(&device));
+    cudaMemPool_t pool = nullptr;
+    NORMLAB_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t keep_all = UINT64_MAX;
+    NORMLAB_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+    return true;
+  }();
+  (void)pool_keeps_memory;
   float* t = nullptr;
   float* m = nullptr;
   NORMLAB_CHECK(cudaMallocAsync(&t, rows * cols * sizeof(float), stream));

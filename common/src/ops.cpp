@@ -65,7 +65,8 @@ bool KernelEntry::supports(const Shape& shape) const {
   for (DType d : dtypes) dtype_ok = dtype_ok || d == shape.dtype;
   const bool weight_dtype_ok = shape.weight_dtype == shape.dtype ||
                                (fp32_parameters && shape.weight_dtype == DType::f32);
-  const bool parameters_ok = optional_parameters || (shape.weight && (shape.bias || !needs_bias(op)));
+  const bool parameters_ok = op == Op::copy || optional_parameters ||
+                             (shape.weight && (shape.bias || !needs_bias(op)));
   return dtype_ok && weight_dtype_ok && parameters_ok && (max_cols == 0 || shape.cols <= max_cols);
 }
 
