@@ -27,11 +27,11 @@ struct BenchShape {
 
 // The shapes the issues' acceptance points and the book quote.
 const std::vector<BenchShape> kShapes{
-    {2048, 8192, normlab::DType::f32},  {16384, 4096, normlab::DType::f32},
-    {4096, 12288, normlab::DType::f32}, {1024, 1024, normlab::DType::f32},
+    {2048, 8192, normlab::DType::f32},   {16384, 4096, normlab::DType::f32},
+    {4096, 12288, normlab::DType::f32},  {1024, 1024, normlab::DType::f32},
     {16384, 4096, normlab::DType::bf16}, {4096, 8192, normlab::DType::bf16},
     {16384, 5000, normlab::DType::bf16}, {8192, 576, normlab::DType::bf16},
-    {32, 4096, normlab::DType::bf16},   {1, 4096, normlab::DType::bf16},
+    {32, 4096, normlab::DType::bf16},    {1, 4096, normlab::DType::bf16},
 };
 
 // Benchmarks are registered shape by shape, so consecutive ones share one workspace
@@ -54,7 +54,8 @@ void run(benchmark::State& state, const normlab::KernelEntry* kernel, normlab::C
   }
   double total_ms = 0.0;
   for (auto _ : state) {
-    const double ms = workspace.time(*kernel, {.warmup = 0, .repetitions = 1, .flush_l2 = true}).timing.median_ms;
+    const double ms =
+        workspace.time(*kernel, {.warmup = 0, .repetitions = 1, .flush_l2 = true}).timing.median_ms;
     state.SetIterationTime(ms * 1e-3);
     total_ms += ms;
   }

@@ -23,14 +23,16 @@ unsigned int blocks_for(std::int64_t work, int per_block) {
 
 // Each thread moves 16 bytes per step (one float4); the grid strides over the tensor, and
 // the last count % 4 elements are copied one by one.
-__global__ void copy_float4(const float* __restrict__ x, float* __restrict__ y, std::int64_t count) {
+__global__ void copy_float4(const float* __restrict__ x, float* __restrict__ y,
+                            std::int64_t count) {
   const std::int64_t vectors = count / 4;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (std::int64_t i = first; i < vectors; i += stride) {
     reinterpret_cast<float4*>(y)[i] = reinterpret_cast<const float4*>(x)[i];
   }
-  for (std::int64_t i = 4 * vectors + first; i < count; i += stride) y[i] = x[i];
+  for (std::int64_t i = 4 * vectors + first; i < count; i += stride)
+    y[i] = x[i];
 }
 
 // Launch 1 of 5: t = x * x, a full rows x cols temporary.
@@ -51,7 +53,8 @@ __global__ void row_mean(const float* t, float* m, std::int64_t cols) {
   __shared__ typename BlockReduce::TempStorage scratch;
   const float* row = t + static_cast<std::int64_t>(blockIdx.x) * cols;
   float sum = 0.0f;
-  for (std::int64_t c = threadIdx.x; c < cols; c += kThreads) sum += row[c];
+  for (std::int64_t c = threadIdx.x; c < cols; c += kThreads)
+    sum += row[c];
   sum = BlockReduce(scratch).Sum(sum);
   if (threadIdx.x == 0) m[blockIdx.x] = sum / static_cast<float>(cols);
 }
@@ -176,11 +179,13 @@ std::vector<KernelEntry> kernels() {
                      .chapter = 0,
                      .summary = "five launches, two temporaries (eager framework)",
                      .op = Op::rmsnorm,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_eager(static_cast<const float*>(c.x), c.x_stride,
-                                     static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                                     c.y_stride, c.rows, c.cols, c.eps, s);
-                     },
+                     .launch =
+                         [](const NormCall& c, cudaStream_t s) {
+                           rmsnorm_eager(static_cast<const float*>(c.x), c.x_stride,
+                                         static_cast<const float*>(c.weight),
+                                         static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
+                                         c.eps, s);
+                         },
                      .baseline = true});
   return entries;
 }

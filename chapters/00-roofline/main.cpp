@@ -2,4 +2,6 @@
 #include "ch00.cuh"
 #include "normlab/program.hpp"
 
-int main(int argc, char** argv) { return normlab::chapter_main(argc, argv, normlab::ch00::kernels()); }
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch00::kernels());
+}

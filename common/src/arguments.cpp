@@ -18,9 +18,9 @@ void validate_tensor(const char* function, const char* name, const void* data, s
   check_argument(rows == 0 || data != nullptr, function, name,
                  "is null but rows = " + std::to_string(rows));
   const std::string stride_name = std::string(name) + "_stride";
-  check_argument(stride >= cols, function, stride_name.c_str(),
-                 "must be >= cols (got " + std::to_string(stride) + " < " +
-                     std::to_string(cols) + ")");
+  check_argument(
+      stride >= cols, function, stride_name.c_str(),
+      "must be >= cols (got " + std::to_string(stride) + " < " + std::to_string(cols) + ")");
 }
 
 void validate_vector(const char* function, const char* name, const void* data) {

@@ -6,8 +6,8 @@ namespace normlab {
 
 namespace {
 std::string cuda_message(cudaError_t code, const char* expression, const char* file, int line) {
-  return std::string(file) + ":" + std::to_string(line) + ": " + expression + " failed: " +
-         cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  return std::string(file) + ":" + std::to_string(line) + ": " + expression +
+         " failed: " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
 }
 }  // namespace
 

@@ -12,9 +12,12 @@ Tolerance tolerance_for(DType dtype) {
   // half an ulp is 6e-8 (fp32), 4.9e-4 (fp16) and 3.9e-3 (bf16) relative; the fp32 bar leaves
   // room for reduction order and rsqrtf, not for a wrong formula.
   switch (dtype) {
-    case DType::f32: return {1e-4, 1e-4};
-    case DType::f16: return {2e-3, 2e-3};
-    case DType::bf16: return {1e-2, 1e-2};
+    case DType::f32:
+      return {1e-4, 1e-4};
+    case DType::f16:
+      return {2e-3, 2e-3};
+    case DType::bf16:
+      return {1e-2, 1e-2};
   }
   return {};
 }
@@ -58,8 +61,8 @@ std::string CompareReport::describe() const {
   std::ostringstream out;
   out << what << ": ";
   if (passed()) {
-    out << "ok, " << checked << " elements, max abs error " << max_abs_error
-        << ", max rel error " << max_rel_error;
+    out << "ok, " << checked << " elements, max abs error " << max_abs_error << ", max rel error "
+        << max_rel_error;
     return out.str();
   }
   out << "FAILED (" << checked << " checked; tolerance abs " << tolerance.abs << " + rel "

@@ -10,7 +10,8 @@ std::string gpu_unavailable_reason() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(status) + ")";
+    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(status) +
+           ")";
   }
   if (count == 0) return "no CUDA device is visible";
   return {};

@@ -10,18 +10,23 @@ namespace normlab {
 
 std::size_t size_of(DType dtype) {
   switch (dtype) {
-    case DType::f32: return 4;
+    case DType::f32:
+      return 4;
     case DType::f16:
-    case DType::bf16: return 2;
+    case DType::bf16:
+      return 2;
   }
   throw std::invalid_argument("size_of: unknown dtype");
 }
 
 const char* name_of(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "fp32";
-    case DType::f16: return "fp16";
-    case DType::bf16: return "bf16";
+    case DType::f32:
+      return "fp32";
+    case DType::f16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
   }
   return "unknown";
 }
@@ -36,9 +41,12 @@ DType parse_dtype(std::string_view text, const char* argument) {
 
 double load_as_double(DType dtype, const void* data, std::size_t index) {
   switch (dtype) {
-    case DType::f32: return static_cast<const float*>(data)[index];
-    case DType::f16: return __half2float(static_cast<const __half*>(data)[index]);
-    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(data)[index]);
+    case DType::f32:
+      return static_cast<const float*>(data)[index];
+    case DType::f16:
+      return __half2float(static_cast<const __half*>(data)[index]);
+    case DType::bf16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(data)[index]);
   }
   throw std::invalid_argument("load_as_double: unknown dtype");
 }
@@ -48,8 +56,12 @@ void store_from_double(DType dtype, void* data, std::size_t index, double value)
   // double rounding at exact ties, which random data does not hit in practice.
   const float as_float = static_cast<float>(value);
   switch (dtype) {
-    case DType::f32: static_cast<float*>(data)[index] = as_float; return;
-    case DType::f16: static_cast<__half*>(data)[index] = __float2half_rn(as_float); return;
+    case DType::f32:
+      static_cast<float*>(data)[index] = as_float;
+      return;
+    case DType::f16:
+      static_cast<__half*>(data)[index] = __float2half_rn(as_float);
+      return;
     case DType::bf16:
       static_cast<__nv_bfloat16*>(data)[index] = __float2bfloat16_rn(as_float);
       return;

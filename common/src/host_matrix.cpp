@@ -27,7 +27,8 @@ void HostMatrix::set(std::int64_t row, std::int64_t col, double value) {
 
 bool HostMatrix::is_poison(std::int64_t row, std::int64_t col) const {
   const std::size_t width = size_of(dtype_);
-  const unsigned char* element = bytes_.data() + static_cast<std::size_t>(row * stride_ + col) * width;
+  const unsigned char* element =
+      bytes_.data() + static_cast<std::size_t>(row * stride_ + col) * width;
   for (std::size_t i = 0; i < width; ++i) {
     if (element[i] != kPoisonByte) return false;
   }
@@ -37,7 +38,8 @@ bool HostMatrix::is_poison(std::int64_t row, std::int64_t col) const {
 std::vector<double> HostMatrix::to_dense() const {
   std::vector<double> dense(static_cast<std::size_t>(rows_ * cols_));
   for (std::int64_t r = 0; r < rows_; ++r) {
-    for (std::int64_t c = 0; c < cols_; ++c) dense[static_cast<std::size_t>(r * cols_ + c)] = at(r, c);
+    for (std::int64_t c = 0; c < cols_; ++c)
+      dense[static_cast<std::size_t>(r * cols_ + c)] = at(r, c);
   }
   return dense;
 }

@@ -8,22 +8,31 @@
 namespace normlab {
 
 namespace {
-bool needs_bias(Op op) { return op == Op::layernorm || op == Op::add_layernorm; }
-
-constexpr Op kOps[] = {Op::copy,        Op::rmsnorm,       Op::layernorm,
-                       Op::add_rmsnorm, Op::add_layernorm, Op::rmsnorm_backward,
-                       Op::layernorm_backward};
+bool needs_bias(Op op) {
+  return op == Op::layernorm || op == Op::add_layernorm;
 }
+
+constexpr Op kOps[] = {
+    Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,
+    Op::add_layernorm, Op::rmsnorm_backward, Op::layernorm_backward};
+}  // namespace
 
 const char* name_of(Op op) {
   switch (op) {
-    case Op::copy: return "copy";
-    case Op::rmsnorm: return "rmsnorm";
-    case Op::layernorm: return "layernorm";
-    case Op::add_rmsnorm: return "add_rmsnorm";
-    case Op::add_layernorm: return "add_layernorm";
-    case Op::rmsnorm_backward: return "rmsnorm_backward";
-    case Op::layernorm_backward: return "layernorm_backward";
+    case Op::copy:
+      return "copy";
+    case Op::rmsnorm:
+      return "rmsnorm";
+    case Op::layernorm:
+      return "layernorm";
+    case Op::add_rmsnorm:
+      return "add_rmsnorm";
+    case Op::add_layernorm:
+      return "add_layernorm";
+    case Op::rmsnorm_backward:
+      return "rmsnorm_backward";
+    case Op::layernorm_backward:
+      return "layernorm_backward";
   }
   return "unknown";
 }
@@ -40,18 +49,24 @@ Op parse_op(std::string_view text, const char* argument) {
 double bytes_moved(Op op, const Shape& s) {
   const double activation = static_cast<double>(s.rows) * static_cast<double>(s.cols) *
                             static_cast<double>(size_of(s.dtype));
-  const double parameter = static_cast<double>(s.cols) * static_cast<double>(size_of(s.weight_dtype));
+  const double parameter =
+      static_cast<double>(s.cols) * static_cast<double>(size_of(s.weight_dtype));
   const double statistic = static_cast<double>(s.rows) * 4.0;  // one fp32 per row
   const double parameters = (s.weight ? parameter : 0.0) + (s.bias ? parameter : 0.0);
   switch (op) {
-    case Op::copy: return 2 * activation;
+    case Op::copy:
+      return 2 * activation;
     case Op::rmsnorm:
-    case Op::layernorm: return 2 * activation + parameters;
+    case Op::layernorm:
+      return 2 * activation + parameters;
     case Op::add_rmsnorm:
-    case Op::add_layernorm: return 4 * activation + parameters;
+    case Op::add_layernorm:
+      return 4 * activation + parameters;
     // read x, dy; write dx; read the parameters, write their gradients; read the statistics
-    case Op::rmsnorm_backward: return 3 * activation + 2 * parameters + statistic;
-    case Op::layernorm_backward: return 3 * activation + 2 * parameters + 2 * statistic;
+    case Op::rmsnorm_backward:
+      return 3 * activation + 2 * parameters + statistic;
+    case Op::layernorm_backward:
+      return 3 * activation + 2 * parameters + 2 * statistic;
   }
   return 0.0;
 }
@@ -62,11 +77,12 @@ double KernelEntry::bytes(const Shape& shape) const {
 
 bool KernelEntry::supports(const Shape& shape) const {
   bool dtype_ok = false;
-  for (DType d : dtypes) dtype_ok = dtype_ok || d == shape.dtype;
-  const bool weight_dtype_ok = shape.weight_dtype == shape.dtype ||
-                               (fp32_parameters && shape.weight_dtype == DType::f32);
-  const bool parameters_ok = op == Op::copy || optional_parameters ||
-                             (shape.weight && (shape.bias || !needs_bias(op)));
+  for (DType d : dtypes)
+    dtype_ok = dtype_ok || d == shape.dtype;
+  const bool weight_dtype_ok =
+      shape.weight_dtype == shape.dtype || (fp32_parameters && shape.weight_dtype == DType::f32);
+  const bool parameters_ok =
+      op == Op::copy || optional_parameters || (shape.weight && (shape.bias || !needs_bias(op)));
   return dtype_ok && weight_dtype_ok && parameters_ok && (max_cols == 0 || shape.cols <= max_cols);
 }
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
-#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -53,7 +53,8 @@ std::vector<const KernelEntry*> select_kernels(const std::vector<KernelEntry>& k
 }
 
 TimingOptions timing_for(const ProgramOptions& options) {
-  return options.quick ? TimingOptions{.warmup = 0, .repetitions = 1, .flush_l2 = false} : TimingOptions{};
+  return options.quick ? TimingOptions{.warmup = 0, .repetitions = 1, .flush_l2 = false}
+                       : TimingOptions{};
 }
 
 ProgramOptions parse_program_options(int argc, char** argv, int first) {
@@ -94,7 +95,8 @@ std::vector<ResultRow> run_table(const std::vector<const KernelEntry*>& kernels,
   for (const KernelEntry* kernel : kernels) {
     auto& workspace = workspaces[kernel->op];
     if (!workspace) {
-      workspace = std::make_unique<Workspace>(default_case(kernel->op, options.rows, options.cols, options.dtype));
+      workspace = std::make_unique<Workspace>(
+          default_case(kernel->op, options.rows, options.cols, options.dtype));
     }
     ResultRow row;
     row.kernel = kernel;
@@ -126,7 +128,8 @@ std::vector<ResultRow> run_table(const std::vector<const KernelEntry*>& kernels,
 void print_table(const std::vector<ResultRow>& rows, const ProgramOptions& options) {
   const CopyRoof& roof = copy_roof();
   std::printf("GPU: %s\n", device_name().c_str());
-  std::printf("copy roof: %.1f GB/s (cudaMemcpy device to device, bytes read + written)\n", roof.gbps);
+  std::printf("copy roof: %.1f GB/s (cudaMemcpy device to device, bytes read + written)\n",
+              roof.gbps);
   std::printf("problem: %lld x %lld %s (seeded normal inputs; LayerNorm with weight and bias)\n\n",
               static_cast<long long>(options.rows), static_cast<long long>(options.cols),
               name_of(options.dtype));
@@ -134,8 +137,10 @@ void print_table(const std::vector<ResultRow>& rows, const ProgramOptions& optio
               "time (us)", "GB/s", "% roof", "x eager", "x prev");
   for (const ResultRow& row : rows) {
     char vs_base[16] = "-", vs_prev[16] = "-";
-    if (row.speedup_vs_baseline) std::snprintf(vs_base, sizeof vs_base, "%.2f", *row.speedup_vs_baseline);
-    if (row.speedup_vs_previous) std::snprintf(vs_prev, sizeof vs_prev, "%.2f", *row.speedup_vs_previous);
+    if (row.speedup_vs_baseline)
+      std::snprintf(vs_base, sizeof vs_base, "%.2f", *row.speedup_vs_baseline);
+    if (row.speedup_vs_previous)
+      std::snprintf(vs_prev, sizeof vs_prev, "%.2f", *row.speedup_vs_previous);
     std::printf("%02d  %-30s %-11s %-6s %10.1f %9.1f %7.1f%% %9s %9s\n", row.kernel->chapter,
                 row.kernel->name.c_str(), name_of(row.kernel->op), row.passed ? "ok" : "FAIL",
                 row.measurement.timing.median_ms * 1e3, row.measurement.gbps,
@@ -146,7 +151,8 @@ void print_table(const std::vector<ResultRow>& rows, const ProgramOptions& optio
   }
 }
 
-void write_json(const std::vector<ResultRow>& rows, const ProgramOptions& options, const std::string& path) {
+void write_json(const std::vector<ResultRow>& rows, const ProgramOptions& options,
+                const std::string& path) {
   std::ofstream out(path);
   check_argument(out.good(), "write_json", "--json", "cannot open '" + path + "' for writing");
   const CopyRoof& roof = copy_roof();
@@ -158,7 +164,8 @@ void write_json(const std::vector<ResultRow>& rows, const ProgramOptions& option
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& row = rows[i];
     out << "    {\"name\": \"" << row.kernel->name << "\", \"chapter\": " << row.kernel->chapter
-        << ", \"op\": \"" << name_of(row.kernel->op) << "\", \"case\": \"" << json_escape(row.problem) << "\""
+        << ", \"op\": \"" << name_of(row.kernel->op) << "\", \"case\": \""
+        << json_escape(row.problem) << "\""
         << ", \"passed\": " << (row.passed ? "true" : "false")
         << ", \"median_ms\": " << row.measurement.timing.median_ms
         << ", \"min_ms\": " << row.measurement.timing.min_ms
@@ -175,8 +182,10 @@ int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels)
   ProgramOptions options;
   try {
     if (argc > 1 && std::string(argv[1]) == "--help") {
-      std::printf("usage: %s [--rows M] [--cols N] [--dtype fp32|fp16|bf16] [--kernel NAME] "
-                  "[--json FILE] [--quick]\n", argv[0]);
+      std::printf(
+          "usage: %s [--rows M] [--cols N] [--dtype fp32|fp16|bf16] [--kernel NAME] "
+          "[--json FILE] [--quick]\n",
+          argv[0]);
       return 0;
     }
     options = parse_program_options(argc, argv, 1);
@@ -185,7 +194,8 @@ int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels)
     return 2;
   }
   if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
-    std::fprintf(stderr, "%s: %s; this program runs kernels and needs a CUDA GPU.\n", argv[0], reason.c_str());
+    std::fprintf(stderr, "%s: %s; this program runs kernels and needs a CUDA GPU.\n", argv[0],
+                 reason.c_str());
     return kNoGpuExitCode;
   }
   try {

@@ -21,7 +21,8 @@ double draw(const InputSpec& spec, std::mt19937_64& engine) {
     case Distribution::heavy_tailed: {
       const double value = std::normal_distribution<double>(0.0, spec.scale)(engine);
       const bool outlier = std::uniform_real_distribution<double>(0.0, 1.0)(engine) < 0.01;
-      const double factor = outlier ? std::uniform_real_distribution<double>(20.0, 100.0)(engine) : 1.0;
+      const double factor =
+          outlier ? std::uniform_real_distribution<double>(20.0, 100.0)(engine) : 1.0;
       return spec.mean + value * factor;
     }
   }

@@ -45,16 +45,19 @@ ReferenceForward normalise(std::span<const double> x, const ReferenceParams& p, 
     const double* row = x.data() + r * p.cols;
     double mean = 0.0;
     if (centre) {
-      for (std::int64_t c = 0; c < p.cols; ++c) mean += row[c];
+      for (std::int64_t c = 0; c < p.cols; ++c)
+        mean += row[c];
       mean /= static_cast<double>(p.cols);
       out.mean[static_cast<std::size_t>(r)] = mean;
     }
     double sum_squares = 0.0;
-    for (std::int64_t c = 0; c < p.cols; ++c) sum_squares += (row[c] - mean) * (row[c] - mean);
+    for (std::int64_t c = 0; c < p.cols; ++c)
+      sum_squares += (row[c] - mean) * (row[c] - mean);
     const double rstd = 1.0 / std::sqrt(sum_squares / static_cast<double>(p.cols) + p.eps);
     out.rstd[static_cast<std::size_t>(r)] = rstd;
     for (std::int64_t c = 0; c < p.cols; ++c) {
-      out.y[static_cast<std::size_t>(r * p.cols + c)] = (row[c] - mean) * rstd * scale(p, c) + shift(p, c);
+      out.y[static_cast<std::size_t>(r * p.cols + c)] =
+          (row[c] - mean) * rstd * scale(p, c) + shift(p, c);
     }
   }
   return out;
@@ -65,7 +68,8 @@ ReferenceForward add_then_normalise(std::span<const double> x, std::span<const d
                                     bool centre) {
   check_sizes("add_norm_forward(r)", r, p);
   std::vector<double> h(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) h[i] = rounding ? rounding(x[i] + r[i]) : x[i] + r[i];
+  for (std::size_t i = 0; i < x.size(); ++i)
+    h[i] = rounding ? rounding(x[i] + r[i]) : x[i] + r[i];
   ReferenceForward out = normalise(h, p, centre);
   out.residual = std::move(h);
   return out;

@@ -29,6 +29,8 @@ double gigabytes_per_second(double bytes, double milliseconds) {
   return milliseconds > 0.0 ? bytes / (milliseconds * 1e6) : 0.0;
 }
 
-double percent_of_copy_roof(double gbps) { return 100.0 * gbps / copy_roof().gbps; }
+double percent_of_copy_roof(double gbps) {
+  return 100.0 * gbps / copy_roof().gbps;
+}
 
 }  // namespace normlab

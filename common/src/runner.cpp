@@ -13,8 +13,12 @@ namespace normlab {
 
 namespace {
 
-bool is_add(Op op) { return op == Op::add_rmsnorm || op == Op::add_layernorm; }
-bool is_layernorm(Op op) { return op == Op::layernorm || op == Op::add_layernorm; }
+bool is_add(Op op) {
+  return op == Op::add_rmsnorm || op == Op::add_layernorm;
+}
+bool is_layernorm(Op op) {
+  return op == Op::layernorm || op == Op::add_layernorm;
+}
 
 // A HostMatrix on the device, its base shifted by 'misalign' elements inside a poisoned
 // allocation, so that a kernel's bad read or write lands on poison, not on a neighbour.
@@ -40,16 +44,25 @@ class DeviceTensor {
   DeviceBuffer<unsigned char> buffer_;
 };
 
-double round_to_f16(double v) { return round_to(DType::f16, v); }
-double round_to_bf16(double v) { return round_to(DType::bf16, v); }
-double round_to_f32(double v) { return round_to(DType::f32, v); }
+double round_to_f16(double v) {
+  return round_to(DType::f16, v);
+}
+double round_to_bf16(double v) {
+  return round_to(DType::bf16, v);
+}
+double round_to_f32(double v) {
+  return round_to(DType::f32, v);
+}
 
 using Rounding = double (*)(double);
 Rounding rounding_for(DType dtype) {
   switch (dtype) {
-    case DType::f16: return round_to_f16;
-    case DType::bf16: return round_to_bf16;
-    case DType::f32: break;
+    case DType::f16:
+      return round_to_f16;
+    case DType::bf16:
+      return round_to_bf16;
+    case DType::f32:
+      break;
   }
   return round_to_f32;
 }
@@ -98,7 +111,8 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
   }
   if (shape.bias && is_layernorm(c.op)) {
     s.bias = HostMatrix(shape.weight_dtype, 1, shape.cols);
-    fill_random(s.bias, {.distribution = Distribution::normal, .scale = 0.5, .seed = c.input.seed + 4});
+    fill_random(s.bias,
+                {.distribution = Distribution::normal, .scale = 0.5, .seed = c.input.seed + 4});
     bias_values = s.bias.to_dense();
     params.bias = bias_values;
     s.bias_device = DeviceTensor(s.bias, 0);
@@ -115,11 +129,14 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
                  ? add_rmsnorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype))
                  : add_layernorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype));
     s.residual_device = DeviceTensor(s.residual, c.misalign);
-    if (!c.in_place) s.residual_out_device = DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
+    if (!c.in_place)
+      s.residual_out_device =
+          DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
   } else if (c.op == Op::copy) {
     s.want.y = x_dense;
   } else {
-    s.want = c.op == Op::rmsnorm ? rmsnorm_forward(x_dense, params) : layernorm_forward(x_dense, params);
+    s.want =
+        c.op == Op::rmsnorm ? rmsnorm_forward(x_dense, params) : layernorm_forward(x_dense, params);
   }
   s.x_device = DeviceTensor(s.x, c.misalign);
   if (!c.in_place || is_add(c.op)) {
@@ -133,7 +150,9 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
 
 Workspace::~Workspace() = default;
 
-const Case& Workspace::problem() const noexcept { return state_->problem; }
+const Case& Workspace::problem() const noexcept {
+  return state_->problem;
+}
 
 NormCall Workspace::State::call_for(const KernelEntry& kernel) const {
   const State& s = *this;
@@ -170,7 +189,8 @@ namespace {
 
 void require_support(const KernelEntry& kernel, const Case& c) {
   if (kernel.op != c.op || !kernel.supports(c.shape)) {
-    throw std::invalid_argument("kernel " + kernel.name + " does not support the case " + c.describe());
+    throw std::invalid_argument("kernel " + kernel.name + " does not support the case " +
+                                c.describe());
   }
 }
 
@@ -240,7 +260,8 @@ bool CaseResult::passed() const {
 std::string CaseResult::describe() const {
   std::ostringstream out;
   out << kernel << " on " << case_description << ": " << (passed() ? "PASS" : "FAIL") << "\n";
-  for (const CompareReport& r : reports) out << "  " << r.describe() << "\n";
+  for (const CompareReport& r : reports)
+    out << "  " << r.describe() << "\n";
   return out.str();
 }
 
@@ -261,7 +282,9 @@ std::string Case::describe() const {
   return out.str();
 }
 
-CaseResult verify(const KernelEntry& kernel, const Case& c) { return Workspace(c).check(kernel); }
+CaseResult verify(const KernelEntry& kernel, const Case& c) {
+  return Workspace(c).check(kernel);
+}
 
 Measurement measure(const KernelEntry& kernel, const Case& c, const TimingOptions& options) {
   return Workspace(c).time(kernel, options);
@@ -270,8 +293,12 @@ Measurement measure(const KernelEntry& kernel, const Case& c, const TimingOption
 Case default_case(Op op, std::int64_t rows, std::int64_t cols, DType dtype) {
   Case c;
   c.op = op;
-  c.shape = {.rows = rows, .cols = cols, .dtype = dtype, .weight_dtype = dtype,
-             .weight = op != Op::copy, .bias = is_layernorm(op)};
+  c.shape = {.rows = rows,
+             .cols = cols,
+             .dtype = dtype,
+             .weight_dtype = dtype,
+             .weight = op != Op::copy,
+             .bias = is_layernorm(op)};
   return c;
 }
 

@@ -32,9 +32,10 @@ class Event {
 
 }  // namespace
 
-Timing time_on_device(const std::function<void(cudaStream_t)>& launch,
-                      const TimingOptions& options, cudaStream_t stream) {
-  for (int i = 0; i < options.warmup; ++i) launch(stream);
+Timing time_on_device(const std::function<void(cudaStream_t)>& launch, const TimingOptions& options,
+                      cudaStream_t stream) {
+  for (int i = 0; i < options.warmup; ++i)
+    launch(stream);
   NORMLAB_CHECK(cudaStreamSynchronize(stream));
 
   const int reps = std::max(options.repetitions, 1);

@@ -18,7 +18,8 @@ namespace {
 HostMatrix written(const std::vector<double>& want, DType dtype = DType::f32) {
   HostMatrix m(dtype, 3, 4, 6);
   for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 4; ++c) m.set(r, c, want[r * 4 + c]);
+    for (int c = 0; c < 4; ++c)
+      m.set(r, c, want[r * 4 + c]);
   }
   return m;
 }
@@ -28,7 +29,8 @@ const std::vector<double> kWant{1, -2, 3, -4, 0.5, 0.25, -0.125, 8, 1e-3, 2e-3, 
 }  // namespace
 
 TEST_CASE("a correct output passes with its errors reported", "[compare]") {
-  const auto report = normlab::compare(written(kWant), kWant, normlab::tolerance_for(DType::f32), "y");
+  const auto report =
+      normlab::compare(written(kWant), kWant, normlab::tolerance_for(DType::f32), "y");
   CHECK(report.passed());
   CHECK(report.checked == 12);
   CHECK(report.max_abs_error < 1e-9);  // only the rounding of 1e-3 to fp32
@@ -60,7 +62,8 @@ TEST_CASE("NaN and Inf written by a kernel are caught", "[compare]") {
 TEST_CASE("elements a kernel never wrote are caught as unwritten", "[compare]") {
   for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
     HostMatrix got(dtype, 3, 4, 6);  // poisoned, nothing written
-    for (int c = 0; c < 4; ++c) got.set(0, c, kWant[c]);
+    for (int c = 0; c < 4; ++c)
+      got.set(0, c, kWant[c]);
     const auto report = normlab::compare(got, kWant, normlab::tolerance_for(dtype), "y");
     CHECK_FALSE(report.passed());
     CHECK(report.unwritten == 8);
@@ -100,13 +103,16 @@ TEST_CASE("random inputs are seeded, varied, never all zeros", "[random]") {
     CHECK(a.to_dense() != c.to_dense());
     for (int r = 0; r < 4; ++r) {
       bool nonzero = false;
-      for (int col = 0; col < 257; ++col) nonzero = nonzero || a.at(r, col) != 0.0;
+      for (int col = 0; col < 257; ++col)
+        nonzero = nonzero || a.at(r, col) != 0.0;
       CHECK(nonzero);
     }
   }
   HostMatrix shifted(DType::f32, 1, 100000);
-  normlab::fill_random(shifted, {.distribution = normlab::Distribution::uniform, .mean = 1e4, .scale = 1.0});
+  normlab::fill_random(shifted,
+                       {.distribution = normlab::Distribution::uniform, .mean = 1e4, .scale = 1.0});
   double mean = 0.0;
-  for (double v : shifted.to_dense()) mean += v / 100000.0;
+  for (double v : shifted.to_dense())
+    mean += v / 100000.0;
   CHECK(mean == Approx(1e4).margin(0.05));
 }

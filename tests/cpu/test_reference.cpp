@@ -15,12 +15,14 @@ TEST_CASE("RMSNorm of [3, 1, 2, 2] matches the worked example", "[reference]") {
   CHECK(1.0 / out.rstd[0] == Approx(2.1213203435596424).epsilon(1e-12));
   const std::vector<double> want{1.4142135623730951, 0.4714045207910317, 0.9428090415820634,
                                  0.9428090415820634};
-  for (std::size_t i = 0; i < 4; ++i) CHECK(out.y[i] == Approx(want[i]).epsilon(1e-12));
+  for (std::size_t i = 0; i < 4; ++i)
+    CHECK(out.y[i] == Approx(want[i]).epsilon(1e-12));
   CHECK(out.y[0] == Approx(1.414).margin(5e-4));
   CHECK(out.y[1] == Approx(0.471).margin(5e-4));
 }
 
-TEST_CASE("LayerNorm of [1,2,3], [4,5,6], [7,8,9] gives [-1.2247, 0, 1.2247] per row", "[reference]") {
+TEST_CASE("LayerNorm of [1,2,3], [4,5,6], [7,8,9] gives [-1.2247, 0, 1.2247] per row",
+          "[reference]") {
   const std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9};
   const auto out = normlab::layernorm_forward(x, {.rows = 3, .cols = 3, .eps = 1e-6});
   for (int r = 0; r < 3; ++r) {
@@ -39,7 +41,8 @@ TEST_CASE("weight, (1 + w) and bias are applied per column", "[reference]") {
   const auto scaled = normlab::rmsnorm_forward(x, {.rows = 1, .cols = 4, .eps = 0.0, .weight = w});
   const auto gemma = normlab::rmsnorm_forward(
       x, {.rows = 1, .cols = 4, .eps = 0.0, .weight = w, .weight_plus_one = true});
-  const auto ln = normlab::layernorm_forward(x, {.rows = 1, .cols = 4, .eps = 0.0, .weight = w, .bias = b});
+  const auto ln =
+      normlab::layernorm_forward(x, {.rows = 1, .cols = 4, .eps = 0.0, .weight = w, .bias = b});
   const auto ln_plain = normlab::layernorm_forward(x, {.rows = 1, .cols = 4, .eps = 0.0});
   for (std::size_t i = 0; i < 4; ++i) {
     CHECK(scaled.y[i] == Approx(plain.y[i] * w[i]));
@@ -61,10 +64,12 @@ TEST_CASE("add + norm normalises h = x + r and returns it", "[reference]") {
   const auto fused = normlab::add_rmsnorm_forward(x, r, {.rows = 2, .cols = 2, .eps = 1e-6});
   const auto direct = normlab::rmsnorm_forward(h, {.rows = 2, .cols = 2, .eps = 1e-6});
   CHECK(fused.residual == h);
-  for (std::size_t i = 0; i < 4; ++i) CHECK(fused.y[i] == Approx(direct.y[i]));
+  for (std::size_t i = 0; i < 4; ++i)
+    CHECK(fused.y[i] == Approx(direct.y[i]));
   const auto ln = normlab::add_layernorm_forward(x, r, {.rows = 2, .cols = 2, .eps = 1e-6});
   const auto ln_direct = normlab::layernorm_forward(h, {.rows = 2, .cols = 2, .eps = 1e-6});
-  for (std::size_t i = 0; i < 4; ++i) CHECK(ln.y[i] == Approx(ln_direct.y[i]));
+  for (std::size_t i = 0; i < 4; ++i)
+    CHECK(ln.y[i] == Approx(ln_direct.y[i]));
 }
 
 namespace {
@@ -74,7 +79,8 @@ double loss(bool layer, const std::vector<double>& x, const std::vector<double>&
             const ReferenceParams& p) {
   const auto out = layer ? normlab::layernorm_forward(x, p) : normlab::rmsnorm_forward(x, p);
   double sum = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) sum += dy[i] * out.y[i];
+  for (std::size_t i = 0; i < x.size(); ++i)
+    sum += dy[i] * out.y[i];
   return sum;
 }
 
@@ -85,13 +91,15 @@ void check_backward_by_finite_differences(bool layer) {
   std::vector<double> b{0.1, -0.2, 0.3, 0.0, 0.5};
   ReferenceParams p{.rows = 2, .cols = 5, .eps = 1e-5, .weight = w};
   if (layer) p.bias = b;
-  const auto grads = layer ? normlab::layernorm_backward(dy, x, p) : normlab::rmsnorm_backward(dy, x, p);
+  const auto grads =
+      layer ? normlab::layernorm_backward(dy, x, p) : normlab::rmsnorm_backward(dy, x, p);
   constexpr double h = 1e-6;
   for (std::size_t i = 0; i < x.size(); ++i) {
     auto plus = x, minus = x;
     plus[i] += h;
     minus[i] -= h;
-    CHECK(grads.dx[i] == Approx((loss(layer, plus, dy, p) - loss(layer, minus, dy, p)) / (2 * h)).epsilon(1e-6));
+    CHECK(grads.dx[i] ==
+          Approx((loss(layer, plus, dy, p) - loss(layer, minus, dy, p)) / (2 * h)).epsilon(1e-6));
   }
   for (std::size_t j = 0; j < w.size(); ++j) {
     const double saved = w[j];

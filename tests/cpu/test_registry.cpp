@@ -7,7 +7,8 @@
 
 #include "normlab/registry.hpp"
 
-TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive bytes model", "[registry]") {
+TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive bytes model",
+          "[registry]") {
   std::set<std::string> names;
   for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
     INFO(kernel.name);
@@ -15,10 +16,15 @@ TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive byte
     CHECK(kernel.launch);
     CHECK_FALSE(kernel.dtypes.empty());
     CHECK_FALSE(kernel.summary.empty());
-    const normlab::Shape shape{.rows = 4, .cols = 64, .dtype = kernel.dtypes.front(),
-                               .weight_dtype = kernel.dtypes.front(), .weight = true, .bias = true};
+    const normlab::Shape shape{.rows = 4,
+                               .cols = 64,
+                               .dtype = kernel.dtypes.front(),
+                               .weight_dtype = kernel.dtypes.front(),
+                               .weight = true,
+                               .bias = true};
     CHECK(kernel.bytes(shape) > 0.0);
-    const std::string prefix = "ch" + std::string(kernel.chapter < 10 ? "0" : "") + std::to_string(kernel.chapter) + "_";
+    const std::string prefix =
+        "ch" + std::string(kernel.chapter < 10 ? "0" : "") + std::to_string(kernel.chapter) + "_";
     CHECK(kernel.name.rfind(prefix, 0) == 0);
   }
 }
@@ -41,6 +47,7 @@ TEST_CASE("every chapter directory has entries in the registry, in chapter order
 
 TEST_CASE("the eager baseline is registered", "[registry]") {
   int baselines = 0;
-  for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) baselines += kernel.baseline;
+  for (const normlab::KernelEntry& kernel : normlab::kernel_registry())
+    baselines += kernel.baseline;
   CHECK(baselines >= 1);
 }

@@ -47,7 +47,8 @@ TEST_CASE("chapter 00 launchers refuse bad arguments by name", "[ch00]") {
   float* none = nullptr;
   CHECK_THROWS_WITH(normlab::ch00::rmsnorm_eager(none, 8, none, none, 8, 4, 8, 1e-5f, nullptr),
                     Catch::Contains("'x' is null"));
-  CHECK_THROWS_WITH(normlab::ch00::copy_memcpy(none, 8, none, 8, 4, 0, nullptr), Catch::Contains("'cols'"));
+  CHECK_THROWS_WITH(normlab::ch00::copy_memcpy(none, 8, none, 8, 4, 0, nullptr),
+                    Catch::Contains("'cols'"));
   CHECK_THROWS_WITH(normlab::ch00::rmsnorm_eager(none, 4, none, none, 8, 0, 8, 1e-5f, nullptr),
                     Catch::Contains("'x_stride'"));
 }

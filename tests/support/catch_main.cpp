@@ -16,10 +16,12 @@
 int main(int argc, char** argv) {
 #ifdef NORMLAB_GPU_TESTS
   bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
+  for (int i = 1; i < argc; ++i)
+    listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
   if (const std::string reason = normlab::gpu_unavailable_reason(); !listing && !reason.empty()) {
     if (NORMLAB_REQUIRE_GPU) {
-      std::fprintf(stderr, "FAILED: %s, and this build requires a GPU (NORMLAB_REQUIRE_GPU)\n", reason.c_str());
+      std::fprintf(stderr, "FAILED: %s, and this build requires a GPU (NORMLAB_REQUIRE_GPU)\n",
+                   reason.c_str());
       return 1;
     }
     std::printf("SKIPPED: %s; GPU tests run where a GPU is visible\n", reason.c_str());

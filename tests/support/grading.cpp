@@ -34,7 +34,8 @@ Case shifted_case(Op op, std::int64_t rows, std::int64_t cols, double mean) {
 
 std::string Scorecard::failed_cases() const {
   std::string out;
-  for (const CaseResult& f : failures) out += f.case_description + "\n";
+  for (const CaseResult& f : failures)
+    out += f.case_description + "\n";
   return out;
 }
 
@@ -42,12 +43,15 @@ void Scorecard::print(std::ostream& out) const {
   constexpr std::size_t kShown = 3;
   out << "== scorecard: " << kernel << " ==\n";
   out << "correctness: " << passed << " / " << total << " cases passed\n";
-  for (std::size_t i = 0; i < failures.size() && i < kShown; ++i) out << failures[i].describe();
-  if (failures.size() > kShown) out << "  ... and " << failures.size() - kShown << " more failed cases\n";
+  for (std::size_t i = 0; i < failures.size() && i < kShown; ++i)
+    out << failures[i].describe();
+  if (failures.size() > kShown)
+    out << "  ... and " << failures.size() - kShown << " more failed cases\n";
   if (speed) {
     char line[200];
     std::snprintf(line, sizeof line, "speed: %.1f us, %.1f GB/s, %.1f%% of the copy roof on %s\n",
-                  speed->timing.median_ms * 1e3, speed->gbps, speed->percent_of_roof, speed_case.c_str());
+                  speed->timing.median_ms * 1e3, speed->gbps, speed->percent_of_roof,
+                  speed_case.c_str());
     out << line;
   }
 }

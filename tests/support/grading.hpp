@@ -16,7 +16,8 @@ namespace normlab::grading {
 
 /// The rows and cols every ladder grader covers (cols capped by the kernel's max_cols).
 inline const std::vector<std::int64_t> kGridRows{1, 7, 1024, 4097};
-inline const std::vector<std::int64_t> kGridCols{1, 31, 32, 33, 1023, 1024, 1025, 4096, 8192, 12288};
+inline const std::vector<std::int64_t> kGridCols{1,    31,   32,   33,   1023,
+                                                 1024, 1025, 4096, 8192, 12288};
 
 /// Every rows x cols pair with normal inputs (seed varies per case), skipping cols the
 /// kernel cannot take.

@@ -26,7 +26,8 @@ int list() {
   std::printf("%-3s %-30s %-12s %-16s %s\n", "ch", "kernel", "op", "dtypes", "summary");
   for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
     std::string dtypes;
-    for (normlab::DType d : kernel.dtypes) dtypes += std::string(dtypes.empty() ? "" : ",") + normlab::name_of(d);
+    for (normlab::DType d : kernel.dtypes)
+      dtypes += std::string(dtypes.empty() ? "" : ",") + normlab::name_of(d);
     std::printf("%02d  %-30s %-12s %-16s %s\n", kernel.chapter, kernel.name.c_str(),
                 normlab::name_of(kernel.op), dtypes.c_str(), kernel.summary.c_str());
   }
@@ -42,7 +43,8 @@ int tour(int argc, char** argv) {
     return 2;
   }
   if (const std::string reason = normlab::gpu_unavailable_reason(); !reason.empty()) {
-    std::fprintf(stderr, "normlab tour: %s; the tour runs kernels and needs a CUDA GPU.\n", reason.c_str());
+    std::fprintf(stderr, "normlab tour: %s; the tour runs kernels and needs a CUDA GPU.\n",
+                 reason.c_str());
     return normlab::kNoGpuExitCode;
   }
   const auto kernels = normlab::select_kernels(normlab::kernel_registry(), options);

@@ -39,7 +39,6 @@ struct NormCall {
 
   float* mean = nullptr;  ///< optional output: per-row mean (LayerNorm)
   float* rstd = nullptr;  ///< optional output: per-row 1 / sqrt(variance or mean square + eps)
-
 };
 
 /// Enqueues one call on a stream; validates the arguments and checks the launch.
@@ -53,11 +52,11 @@ struct KernelEntry {
   Op op = Op::rmsnorm;
   std::vector<DType> dtypes{DType::f32};
   Launcher launch;
-  std::int64_t max_cols = 0;       ///< widest row it handles; 0 for any
+  std::int64_t max_cols = 0;         ///< widest row it handles; 0 for any
   bool optional_parameters = false;  ///< accepts a null weight (and bias)
   bool fp32_parameters = false;      ///< accepts fp32 weight and bias with fp16/bf16 inputs
-  bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
-  bool baseline = false;           ///< the eager baseline that speed-ups are measured against
+  bool writes_statistics = false;    ///< fills NormCall::mean / rstd when they are given
+  bool baseline = false;             ///< the eager baseline that speed-ups are measured against
   /// Bytes counted for GB/s; empty means bytes_moved(op, shape).
   std::function<double(const Shape&)> bytes_model;
 

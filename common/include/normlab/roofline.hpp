@@ -10,8 +10,8 @@
 namespace normlab {
 
 struct CopyRoof {
-  double gbps = 0.0;         ///< (bytes read + bytes written) / median time, in GB/s (1e9)
-  std::int64_t bytes = 0;    ///< bytes read + written by one copy
+  double gbps = 0.0;       ///< (bytes read + bytes written) / median time, in GB/s (1e9)
+  std::int64_t bytes = 0;  ///< bytes read + written by one copy
   Timing timing;
 };
 

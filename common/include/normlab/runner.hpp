@@ -20,13 +20,13 @@ namespace normlab {
 struct Case {
   Op op = Op::rmsnorm;
   Shape shape;
-  InputSpec input;              ///< x (and residual, dy: same distribution, other seeds)
+  InputSpec input;  ///< x (and residual, dy: same distribution, other seeds)
   float eps = 1e-5f;
   bool weight_plus_one = false;
-  std::int64_t pad = 0;         ///< guard elements after each row of every activation
-  std::int64_t misalign = 0;    ///< elements every activation's base pointer is shifted by
-  bool in_place = false;        ///< y over x; for add + norm, h over the residual
-  bool statistics = false;      ///< ask for per-row mean / rstd (kernels that write them)
+  std::int64_t pad = 0;       ///< guard elements after each row of every activation
+  std::int64_t misalign = 0;  ///< elements every activation's base pointer is shifted by
+  bool in_place = false;      ///< y over x; for add + norm, h over the residual
+  bool statistics = false;    ///< ask for per-row mean / rstd (kernels that write them)
 
   /// "rmsnorm fp32 2048x8192 normal seed=1 ..." for reports.
   std::string describe() const;
