@@ -1,6 +1,488 @@
 #!/usr/bin/env python3
-"""Makes the book's figures from committed benchmark results (placeholder until results land)."""
-import sys
-from pathlib import Path
+"""Makes the book's tables and figures from the committed benchmark results.
 
-Path(sys.argv[2]).mkdir(parents=True, exist_ok=True)
+    make_figures.py RESULTS_DIR OUT_DIR
+    make_figures.py --self-test
+
+RESULTS_DIR (book/results) may hold, all optional:
+  tour-<rows>x<cols>-<dtype>.json  `normlab tour --json` output (common/src/program.cpp)
+  run.json                         {"gpu", "driver", "date", "command"} of the tour runs
+  bench.json                       normlab_bench --benchmark_out_format=json output
+  torch_comparison.json            bench/compare_torch.py output
+
+OUT_DIR receives, whatever RESULTS_DIR holds:
+  chNN_results.html (NN = 00..11)  that chapter's kernels; or a line saying nothing is measured yet
+  performance_results.html         every measured shape: a bar chart and a table each
+  torch_comparison.html            normlab next to PyTorch
+  ladder_<op>_<rows>x<cols>[_<dtype>].svg  % of copy roof per kernel (no suffix for fp32); the
+                                   headline charts in HEADLINE_CHARTS are always written, as a
+                                   placeholder when their shape has no results.
+The HTML files are fragments for Doxygen's \\htmlinclude; the SVG files are for \\image.
+Python standard library only.
+"""
+import html
+import json
+import re
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+CHAPTERS = range(0, 12)
+# Charts the pages show with \image: always written, so that the book renders before any
+# results are committed. (op, rows, cols, dtype)
+HEADLINE_CHARTS = [("rmsnorm", 2048, 8192, "fp32")]
+TIME_UNITS_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+# Longest first: "add_rmsnorm" must not be read as "rmsnorm".
+OPS_BY_NAME = ["rmsnorm_backward", "layernorm_backward", "add_rmsnorm", "add_layernorm",
+               "rmsnorm", "layernorm", "copy"]
+CHAPTER_COLOURS = ["#7f7f7f", "#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf",
+                   "#1f77b4", "#9467bd", "#e377c2", "#8c564b", "#393b79", "#637939"]
+
+
+@dataclass
+class Row:
+    """One kernel on one problem."""
+    kernel: str
+    chapter: int
+    op: str
+    rows: int
+    cols: int
+    dtype: str
+    passed: bool = True
+    error: str = ""
+    time_us: Optional[float] = None
+    gbps: Optional[float] = None
+    percent_of_roof: Optional[float] = None
+    vs_eager: Optional[float] = None
+    vs_previous: Optional[float] = None
+
+    @property
+    def problem(self):
+        return (self.op, self.rows, self.cols, self.dtype)
+
+
+@dataclass
+class Run:
+    """Results measured in one session on one GPU."""
+    source: str  # how they were measured, for captions
+    gpu: str
+    date: str
+    driver: str = ""
+    copy_roof_gbps: Optional[float] = None
+    rows: list = field(default_factory=list)
+
+    def caption(self):
+        parts = [f"Measured with {self.source} on {self.gpu}", self.date]
+        if self.driver:
+            parts.append(f"driver {self.driver}")
+        if self.copy_roof_gbps:
+            parts.append(f"copy roof {self.copy_roof_gbps:.0f} GB/s")
+        return ", ".join(parts)
+
+
+def load_json(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        sys.exit(f"make_figures: cannot read {path}: {error}")
+
+
+def chapter_of(kernel_name):
+    match = re.match(r"ch(\d\d)", kernel_name)
+    return int(match.group(1)) if match else -1
+
+
+def op_from_name(kernel_name):
+    for op in OPS_BY_NAME:
+        if op in kernel_name:
+            return op
+    return "unknown"
+
+
+def short_date(text):
+    return text[:10] if re.match(r"\d{4}-\d\d-\d\d", text or "") else (text or "date not recorded")
+
+
+def read_tours(results):
+    """Every tour-*.json, as one Run described by run.json."""
+    files = sorted(results.glob("tour-*.json"))
+    if not files:
+        return None
+    info = load_json(results / "run.json") if (results / "run.json").exists() else {}
+    run = Run(source="<code>normlab tour</code>", gpu=info.get("gpu", ""),
+              date=short_date(info.get("date", "")), driver=info.get("driver", ""))
+    for path in files:
+        tour = load_json(path)
+        problem = tour["problem"]
+        run.gpu = run.gpu or tour.get("gpu", "unknown GPU")
+        run.copy_roof_gbps = run.copy_roof_gbps or tour.get("copy_roof_gbps")
+        for k in tour["kernels"]:
+            passed = bool(k["passed"])
+            run.rows.append(Row(
+                kernel=k["name"], chapter=int(k["chapter"]), op=k["op"], rows=int(problem["rows"]),
+                cols=int(problem["cols"]), dtype=problem["dtype"], passed=passed,
+                error="" if passed else "failed verification",
+                time_us=k["median_ms"] * 1e3 if passed else None,
+                gbps=k["gbps"] if passed else None,
+                percent_of_roof=k["percent_of_copy_roof"] if passed else None,
+                vs_eager=k.get("speedup_vs_eager"), vs_previous=k.get("speedup_vs_previous")))
+    return run
+
+
+def read_bench(results, known_ops):
+    """bench.json (Google Benchmark) as a Run. Names are <kernel>/<dtype>/<rows>x<cols>[/...];
+    an op comes from the tour results when they name the kernel, else from the kernel's name."""
+    path = results / "bench.json"
+    if not path.exists():
+        return None
+    data = load_json(path)
+    context = data.get("context", {})
+    roof = context.get("copy_roof_gbps")
+    run = Run(source="<code>normlab_bench</code>", gpu=context.get("gpu", "unknown GPU"),
+              date=short_date(context.get("date", "")),
+              copy_roof_gbps=float(roof) if roof else None)
+    grouped = {}  # base name -> benchmark entries, in file order
+    for entry in data.get("benchmarks", []):
+        base = "/".join(entry.get("run_name", entry["name"]).split("/")[:3])
+        grouped.setdefault(base, []).append(entry)
+    for base, entries in grouped.items():
+        parts = base.split("/")
+        shape = re.fullmatch(r"(\d+)x(\d+)", parts[2]) if len(parts) == 3 else None
+        if not shape:
+            continue
+        kernel = parts[0]
+        row = Row(kernel=kernel, chapter=chapter_of(kernel),
+                  op=known_ops.get(kernel) or op_from_name(kernel),
+                  rows=int(shape.group(1)), cols=int(shape.group(2)), dtype=parts[1])
+        failed = [e for e in entries if e.get("error_occurred") or e.get("skipped")]
+        if failed:
+            message = failed[0].get("error_message") or failed[0].get("skip_message") or "error"
+            row.passed = False
+            row.error = message.split("\n")[0]
+        else:
+            medians = [e for e in entries if e.get("aggregate_name") == "median"]
+            chosen = medians or [e for e in entries if e.get("run_type", "iteration") == "iteration"]
+            scale = TIME_UNITS_TO_US[chosen[0].get("time_unit", "ns")]
+            row.time_us = statistics.median(e["real_time"] * scale for e in chosen)
+            row.gbps = statistics.median(e["GB/s"] for e in chosen)
+            row.percent_of_roof = statistics.median(e["pct_copy_roof"] for e in chosen)
+        run.rows.append(row)
+    add_speedups(run.rows)
+    return run
+
+
+def add_speedups(rows):
+    """Speed-ups as the tour computes them: over the chapter 00 kernel of the same op and
+    problem (the eager baseline), and over the last kernel of an earlier chapter before it."""
+    for i, row in enumerate(rows):
+        if not row.passed or row.op == "copy":
+            continue
+        for earlier in rows[:i]:
+            if earlier.problem != row.problem or not earlier.passed:
+                continue
+            if earlier.chapter == 0 and row.vs_eager is None:
+                row.vs_eager = earlier.time_us / row.time_us
+            if earlier.chapter < row.chapter:
+                row.vs_previous = earlier.time_us / row.time_us
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def number(value, digits=1, suffix=""):
+    return "&mdash;" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def shape_text(row):
+    return f"{row.rows}&thinsp;&times;&thinsp;{row.cols}"
+
+
+def results_table(run, rows, caption):
+    head = ("<tr><th>ch</th><th>kernel</th><th>op</th><th>shape</th><th>dtype</th>"
+            "<th>time (&micro;s)</th><th>GB/s</th><th>% of copy roof</th>"
+            "<th>&times; eager</th><th>&times; previous chapter</th></tr>")
+    lines = [f'<table class="doxtable normlab-results"><caption>{caption}. {run.caption()}.</caption>',
+             head]
+    for row in rows:
+        if row.passed:
+            cells = [number(row.time_us), number(row.gbps), number(row.percent_of_roof, 1, "%"),
+                     number(row.vs_eager, 2), number(row.vs_previous, 2)]
+        else:
+            cells = [f'<td colspan="5">{html.escape(row.error)}</td>']
+        cells = [c if c.startswith("<td") else f"<td>{c}</td>" for c in cells]
+        lines.append(f"<tr><td>{row.chapter:02d}</td><td><code>{html.escape(row.kernel)}</code></td>"
+                     f"<td>{row.op}</td><td>{shape_text(row)}</td><td>{row.dtype}</td>"
+                     + "".join(cells) + "</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def no_results(what):
+    return (f'<p class="normlab-no-results">No measured results are committed for {what} yet '
+            '(how to measure and commit them: <a href="performance.html">Performance</a>).</p>')
+
+
+def chapter_page(chapter, runs):
+    tables = []
+    for run in runs:
+        rows = [r for r in run.rows if r.chapter == chapter]
+        if rows:
+            tables.append(results_table(run, rows, f"Chapter {chapter:02d}"))
+    return "\n".join(tables) if tables else no_results(f"chapter {chapter:02d}")
+
+
+def problems_in(runs):
+    """Every (op, rows, cols, dtype) with results, in first-seen order; the first run that has
+    a problem is the one its chart is drawn from."""
+    seen = {}
+    for run in runs:
+        for row in run.rows:
+            if row.op not in ("copy", "unknown"):
+                seen.setdefault(row.problem, run)
+    return seen
+
+
+def chart_name(problem):
+    op, rows, cols, dtype = problem
+    return f"ladder_{op}_{rows}x{cols}" + ("" if dtype == "fp32" else f"_{dtype}") + ".svg"
+
+
+def performance_page(runs):
+    problems = problems_in(runs)
+    if not problems:
+        return no_results("any kernel")
+    parts = []
+    for problem, run in problems.items():
+        rows = [r for r in run.rows if r.problem == problem]
+        op, m, n, dtype = problem
+        parts.append(f"<h2>{op}, {m}&thinsp;&times;&thinsp;{n} {dtype}</h2>")
+        parts.append(f'<div class="normlab-chart">{bar_chart(problem, run)}</div>')
+        parts.append(results_table(run, rows, f"{op} {m} &times; {n} {dtype}"))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- SVG
+
+CHART_WIDTH = 760
+LABEL_WIDTH = 250
+BAR_HEIGHT = 18
+ROW_HEIGHT = 24
+TOP = 58
+
+
+def svg_text(x, y, text, size=12, anchor="start", weight="normal", fill="#222"):
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-weight="{weight}" fill="{fill}">{html.escape(text)}</text>')
+
+
+def svg_document(height, title, subtitle, body):
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_WIDTH}" height="{height}" '
+        f'viewBox="0 0 {CHART_WIDTH} {height}" font-family="sans-serif">',
+        f"<title>{html.escape(title)}</title>",
+        '<rect width="100%" height="100%" fill="white"/>',
+        svg_text(10, 20, title, size=14, weight="bold"),
+        svg_text(10, 38, subtitle, size=11, fill="#555"),
+        *body, "</svg>"])
+
+
+def chart_title(problem):
+    op, rows, cols, dtype = problem
+    return f"{op} {rows} x {cols} {dtype}: % of the copy roof"
+
+
+def bar_chart(problem, run):
+    rows = [r for r in run.rows if r.problem == problem]
+    scale_max = max([100.0] + [r.percent_of_roof for r in rows if r.passed])
+    plot_width = CHART_WIDTH - LABEL_WIDTH - 70
+    x_of = lambda percent: LABEL_WIDTH + plot_width * percent / scale_max
+    height = TOP + ROW_HEIGHT * len(rows) + 30
+    body = []
+    for i, row in enumerate(rows):
+        y = TOP + ROW_HEIGHT * i
+        body.append(svg_text(LABEL_WIDTH - 8, y + 13, row.kernel, size=11, anchor="end"))
+        if row.passed:
+            colour = CHAPTER_COLOURS[row.chapter % len(CHAPTER_COLOURS)]
+            width = x_of(row.percent_of_roof) - LABEL_WIDTH
+            body.append(f'<rect x="{LABEL_WIDTH}" y="{y}" width="{width:.1f}" '
+                        f'height="{BAR_HEIGHT}" fill="{colour}"/>')
+            body.append(svg_text(LABEL_WIDTH + width + 4, y + 13,
+                                 f"{row.percent_of_roof:.1f}%", size=11))
+        else:
+            body.append(svg_text(LABEL_WIDTH + 4, y + 13, row.error, size=11, fill="#b00"))
+    bottom = TOP + ROW_HEIGHT * len(rows)
+    for percent in (0, 25, 50, 75, 100):
+        x = x_of(percent)
+        dash = "" if percent in (0, 100) else ' stroke-dasharray="3,3"'
+        body.append(f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{bottom}" '
+                    f'stroke="#999"{dash}/>')
+        body.append(svg_text(x, bottom + 16, f"{percent}%", size=10, anchor="middle", fill="#555"))
+    body.append(svg_text(x_of(100), TOP - 10, "copy roof", size=10, anchor="middle", fill="#555"))
+    return svg_document(height, chart_title(problem), run_subtitle(run), body)
+
+
+def run_subtitle(run):
+    roof = f", copy roof {run.copy_roof_gbps:.0f} GB/s" if run.copy_roof_gbps else ""
+    return f"{run.gpu}, {run.date}{roof}"
+
+
+def placeholder_chart(problem):
+    body = [svg_text(10, TOP + 10, "No measured results are committed for this shape yet.",
+                     fill="#555")]
+    return svg_document(TOP + 30, chart_title(problem), "no GPU run committed", body)
+
+
+# ---------------------------------------------------------------- PyTorch comparison
+
+
+def torch_page(results):
+    path = results / "torch_comparison.json"
+    if not path.exists():
+        return no_results("the PyTorch comparison")
+    data = load_json(path)
+    caption = (f"Measured with <code>bench/compare_torch.py</code> on {html.escape(data['gpu'])}, "
+               f"{short_date(data['date'])}, driver {html.escape(data.get('driver', '?'))}, "
+               f"PyTorch {html.escape(data['torch_version'])}; copy roof "
+               f"{data['copy_roof_gbps']:.0f} GB/s (<code>copy_</code> of 512 MiB, same run). "
+               "Each cell: GB/s by normlab's bytes model, and % of the copy roof.")
+    names = []
+    for shape in data["shapes"]:
+        for impl in shape["implementations"]:
+            if impl["name"] not in names:
+                names.append(impl["name"])
+    head = ("<tr><th>op</th><th>shape</th><th>dtype</th>"
+            + "".join(f"<th>{html.escape(n)}</th>" for n in names)
+            + "<th>normlab &times; eager</th><th>normlab &times; compile</th>"
+            "<th>matches PyTorch</th></tr>")
+    lines = [f'<table class="doxtable normlab-torch"><caption>{caption}</caption>', head]
+    for shape in data["shapes"]:
+        by_name = {impl["name"]: impl for impl in shape["implementations"]}
+        cells = []
+        for name in names:
+            impl = by_name.get(name)
+            if impl is None:
+                cells.append("<td>&mdash;</td>")
+            elif impl.get("gbps") is None:
+                cells.append(f"<td>{html.escape(impl.get('note', 'not run'))}</td>")
+            else:
+                kernel = f"<br/><code>{html.escape(impl['kernel'])}</code>" if impl.get("kernel") else ""
+                cells.append(f"<td>{impl['gbps']:.0f} ({impl['percent_of_copy_roof']:.1f}%){kernel}</td>")
+        check = shape.get("check")
+        verdict = html.escape(check["verdict"]) if check else "&mdash;"
+        lines.append(f"<tr><td>{shape['op']}</td><td>{shape['rows']}&thinsp;&times;&thinsp;"
+                     f"{shape['cols']}</td><td>{shape['dtype']}</td>" + "".join(cells)
+                     + f"<td>{number(shape.get('speedup_vs_eager'), 2)}</td>"
+                     f"<td>{number(shape.get('speedup_vs_compile'), 2)}</td>"
+                     f"<td>{verdict}</td></tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+
+def make(results, out):
+    out.mkdir(parents=True, exist_ok=True)
+    tours = read_tours(results)
+    known_ops = {r.kernel: r.op for r in tours.rows} if tours else {}
+    runs = [run for run in (tours, read_bench(results, known_ops)) if run]
+    for chapter in CHAPTERS:
+        (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
+    (out / "performance_results.html").write_text(performance_page(runs) + "\n")
+    (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
+    problems = problems_in(runs)
+    for problem, run in problems.items():
+        (out / chart_name(problem)).write_text(bar_chart(problem, run) + "\n")
+    for problem in HEADLINE_CHARTS:
+        if problem not in problems:
+            (out / chart_name(problem)).write_text(placeholder_chart(problem) + "\n")
+
+
+def self_test():
+    """Runs make() on tiny made-up results and checks what lands where. The numbers are
+    invented for the test and never leave the temporary directory."""
+    with tempfile.TemporaryDirectory() as scratch:
+        results, out = Path(scratch, "results"), Path(scratch, "out")
+        results.mkdir()
+        make(results, out)
+        assert "No measured results" in (out / "ch04_results.html").read_text()
+        assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+
+        kernel = lambda name, ch, op, ms, extra: dict(
+            name=name, chapter=ch, op=op, case="c", passed=True, median_ms=ms, min_ms=ms,
+            bytes=1.0, gbps=1.0 / ms, percent_of_copy_roof=50.0 / ms, **extra)
+        tour = {"gpu": "Test GPU", "copy_roof_gbps": 2.0,
+                "problem": {"rows": 2048, "cols": 8192, "dtype": "fp32"},
+                "kernels": [kernel("ch00_rmsnorm_eager", 0, "rmsnorm", 2.0, {}),
+                            kernel("ch04_rmsnorm_float4", 4, "rmsnorm", 0.5,
+                                   {"speedup_vs_eager": 4.0, "speedup_vs_previous": 4.0})]}
+        (results / "tour-2048x8192-fp32.json").write_text(json.dumps(tour))
+        (results / "run.json").write_text(json.dumps({"gpu": "Test GPU", "driver": "1.0",
+                                                      "date": "2000-01-02T03:04:05Z",
+                                                      "command": "test"}))
+        bench_entry = lambda name, us, error=None: {
+            "name": name + "/min_time:0.050/manual_time", "run_name": name + "/min_time:0.050/manual_time",
+            "run_type": "iteration", "real_time": us, "time_unit": "us", "GB/s": 1.0,
+            "pct_copy_roof": 10.0, **({"error_occurred": True, "error_message": error} if error else {})}
+        bench = {"context": {"date": "2000-01-03T00:00:00+00:00", "gpu": "Bench GPU",
+                             "copy_roof_gbps": "3.0"},
+                 "benchmarks": [bench_entry("ch00_rmsnorm_eager/bf16/8192x576", 40.0),
+                                bench_entry("ch06_add_rmsnorm_fused/bf16/8192x576", 5.0),
+                                bench_entry("ch07_rmsnorm/bf16/8192x576", 10.0),
+                                bench_entry("ch07_rmsnorm_broken/bf16/8192x576", 0, "verification failed: y")]}
+        (results / "bench.json").write_text(json.dumps(bench))
+        make(results, out)
+
+        ch04 = (out / "ch04_results.html").read_text()
+        assert "ch04_rmsnorm_float4" in ch04 and "ch00_rmsnorm_eager" not in ch04, ch04
+        assert "Test GPU" in ch04 and "2000-01-02" in ch04 and "4.00" in ch04, ch04
+        assert "No measured results" in (out / "ch05_results.html").read_text()
+        ch07 = (out / "ch07_results.html").read_text()
+        # 40 us eager over 10 us: 4x; the add kernel is another op and not the previous chapter.
+        assert "Bench GPU" in ch07 and "<td>4.00</td><td>4.00</td>" in ch07, ch07
+        assert "verification failed" in ch07, ch07
+        assert "add_rmsnorm" in (out / "ch06_results.html").read_text()
+        ladder = (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "ch04_rmsnorm_float4" in ladder and "Test GPU" in ladder and "100.0%" in ladder
+        assert (out / "ladder_rmsnorm_8192x576_bf16.svg").exists()
+        assert "ch07_rmsnorm" in (out / "performance_results.html").read_text()
+        assert "No measured results" in (out / "torch_comparison.html").read_text()
+
+        torch_run = {"gpu": "Torch GPU", "driver": "1.0", "torch_version": "9.9",
+                     "date": "2000-01-04T00:00:00+00:00", "copy_roof_gbps": 2.0,
+                     "shapes": [{"op": "rmsnorm", "rows": 1, "cols": 4096, "dtype": "bf16",
+                                 "implementations": [
+                                     {"name": "torch eager", "gbps": 1.0, "percent_of_copy_roof": 50.0},
+                                     {"name": "normlab", "kernel": "ch07_rmsnorm", "gbps": 1.5,
+                                      "percent_of_copy_roof": 75.0}],
+                                 "speedup_vs_eager": 1.5, "check": {"verdict": "yes"}},
+                                {"op": "rmsnorm_backward", "rows": 1, "cols": 4096, "dtype": "bf16",
+                                 "implementations": [
+                                     {"name": "torch eager", "gbps": 1.0, "percent_of_copy_roof": 50.0},
+                                     {"name": "normlab", "note": "no normlab kernel for this op yet"}]}]}
+        (results / "torch_comparison.json").write_text(json.dumps(torch_run))
+        make(results, out)
+        torch_html = (out / "torch_comparison.html").read_text()
+        assert "Torch GPU" in torch_html and "PyTorch 9.9" in torch_html, torch_html
+        assert "2 (75.0%)<br/><code>ch07_rmsnorm</code>" in torch_html, torch_html
+        assert "<td>1.50</td>" in torch_html and "no normlab kernel for this op yet" in torch_html
+        assert "&amp;" not in torch_html, torch_html
+    print("make_figures self-test passed")
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        self_test()
+        return 0
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    make(Path(argv[1]), Path(argv[2]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -21,6 +21,7 @@ unsigned int blocks_for(std::int64_t work, int per_block) {
   return static_cast<unsigned int>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
 }
 
+// [copy_float4]
 // Each thread moves 16 bytes per step (one float4); the grid strides over the tensor, and
 // the last count % 4 elements are copied one by one.
 __global__ void copy_float4(const float* __restrict__ x, float* __restrict__ y,
@@ -34,7 +35,9 @@ __global__ void copy_float4(const float* __restrict__ x, float* __restrict__ y,
   for (std::int64_t i = 4 * vectors + first; i < count; i += stride)
     y[i] = x[i];
 }
+// [copy_float4]
 
+// [eager_kernels]
 // Launch 1 of 5: t = x * x, a full rows x cols temporary.
 __global__ void square(const float* x, std::int64_t x_stride, float* t, std::int64_t rows,
                        std::int64_t cols) {
@@ -84,6 +87,7 @@ __global__ void scale_cols(const float* t, const float* w, float* y, std::int64_
     y[(i / cols) * y_stride + i % cols] = t[i] * w[i % cols];
   }
 }
+// [eager_kernels]
 
 }  // namespace
 
@@ -110,6 +114,7 @@ void copy_memcpy(const float* x, std::int64_t x_stride, float* y, std::int64_t y
                                   cols * sizeof(float), rows, cudaMemcpyDeviceToDevice, stream));
 }
 
+// [eager_launcher]
 void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, float* y,
                    std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                    cudaStream_t stream) {
@@ -153,6 +158,7 @@ void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, f
   NORMLAB_CHECK(cudaFreeAsync(t, stream));
   NORMLAB_CHECK(cudaFreeAsync(m, stream));
 }
+// [eager_launcher]
 
 std::vector<KernelEntry> kernels() {
   std::vector<KernelEntry> entries;

@@ -7,6 +7,7 @@
 
 namespace normlab {
 
+// [tolerances]
 Tolerance tolerance_for(DType dtype) {
   // Statistics are accumulated in fp32 everywhere, so the output's own rounding sets the bar:
   // half an ulp is 6e-8 (fp32), 4.9e-4 (fp16) and 3.9e-3 (bf16) relative; the fp32 bar leaves
@@ -21,6 +22,7 @@ Tolerance tolerance_for(DType dtype) {
   }
   return {};
 }
+// [tolerances]
 
 CompareReport compare(const HostMatrix& got, std::span<const double> want, Tolerance tolerance,
                       std::string what, bool check_unwritten) {
@@ -28,6 +30,7 @@ CompareReport compare(const HostMatrix& got, std::span<const double> want, Toler
   CompareReport report;
   report.what = std::move(what);
   report.tolerance = tolerance;
+  // [compare_loop]
   for (std::int64_t r = 0; r < got.rows(); ++r) {
     for (std::int64_t c = 0; c < got.cols(); ++c) {
       ++report.checked;
@@ -54,6 +57,7 @@ CompareReport compare(const HostMatrix& got, std::span<const double> want, Toler
       if (!got.is_poison(r, c)) ++report.guard_overwrites;
     }
   }
+  // [compare_loop]
   return report;
 }
 

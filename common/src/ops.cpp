@@ -46,6 +46,7 @@ Op parse_op(std::string_view text, const char* argument) {
                               "' (expected rmsnorm, layernorm, add_rmsnorm, add_layernorm, ...)");
 }
 
+// [bytes_model]
 double bytes_moved(Op op, const Shape& s) {
   const double activation = static_cast<double>(s.rows) * static_cast<double>(s.cols) *
                             static_cast<double>(size_of(s.dtype));
@@ -70,6 +71,7 @@ double bytes_moved(Op op, const Shape& s) {
   }
   return 0.0;
 }
+// [bytes_model]
 
 double KernelEntry::bytes(const Shape& shape) const {
   return bytes_model ? bytes_model(shape) : bytes_moved(op, shape);

@@ -5,6 +5,7 @@
 
 namespace normlab {
 
+// [copy_roof]
 const CopyRoof& copy_roof() {
   static const CopyRoof roof = [] {
     // 512 MiB each way: far past any L2, long enough that launch overhead is noise.
@@ -24,6 +25,7 @@ const CopyRoof& copy_roof() {
   }();
   return roof;
 }
+// [copy_roof]
 
 double gigabytes_per_second(double bytes, double milliseconds) {
   return milliseconds > 0.0 ? bytes / (milliseconds * 1e6) : 0.0;

@@ -11,11 +11,13 @@ namespace normlab {
 
 namespace {
 
+// [flush_l2]
 // Writing a buffer twice the size of L2 evicts whatever the previous repetition left there.
 void flush_l2(cudaStream_t stream) {
   static DeviceBuffer<unsigned char> scratch(2 * static_cast<std::size_t>(l2_cache_bytes()));
   NORMLAB_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.bytes(), stream));
 }
+// [flush_l2]
 
 class Event {
  public:
@@ -41,12 +43,14 @@ Timing time_on_device(const std::function<void(cudaStream_t)>& launch, const Tim
   const int reps = std::max(options.repetitions, 1);
   std::vector<Event> starts(static_cast<std::size_t>(reps));
   std::vector<Event> stops(static_cast<std::size_t>(reps));
+  // [timed_loop]
   for (int i = 0; i < reps; ++i) {
     if (options.flush_l2) flush_l2(stream);
     NORMLAB_CHECK(cudaEventRecord(starts[static_cast<std::size_t>(i)].get(), stream));
     launch(stream);
     NORMLAB_CHECK(cudaEventRecord(stops[static_cast<std::size_t>(i)].get(), stream));
   }
+  // [timed_loop]
   NORMLAB_CHECK(cudaStreamSynchronize(stream));
 
   std::vector<double> times;

@@ -12,9 +12,11 @@
 
 namespace normlab {
 
+// [poison]
 /// The byte every poisoned buffer is filled with. 0xFF makes fp32, fp16 and bf16 elements NaN
 /// with a bit pattern no arithmetic produces, so an unwritten element is recognisable.
 inline constexpr unsigned char kPoisonByte = 0xFF;
+// [poison]
 
 /// Device memory for @p count elements of T. Move-only; freed on destruction.
 template <typename T>
