@@ -3,7 +3,7 @@
 #   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program
 #   normlab_add_test(NAME n KIND cpu|gpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp SOURCES ...)  exercise + solution graders
-#   normlab_add_sanitizer_tests(PROGRAM target LABELS ... ARGS ...)  memcheck + racecheck
+#   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] LABELS ... ARGS ...)  memcheck + racecheck
 #   normlab_add_sass_test(NAME n TARGET lib FUNCTION regex REQUIRE ... FORBID ... LABELS ...)
 
 option(NORMLAB_WERROR "Treat host and device compiler warnings as errors" OFF)
@@ -88,11 +88,15 @@ function(normlab_add_grader)
   _normlab_set_test_kind(meta_${name}_skeleton_rejected gpu "${name};meta")
 endfunction()
 
-# compute-sanitizer memcheck and racecheck over a program on a small problem.
+# compute-sanitizer memcheck and racecheck over a program on a small problem. NAME_SUFFIX
+# tells apart several runs of one program (other shapes, other code paths).
 function(normlab_add_sanitizer_tests)
-  cmake_parse_arguments(S "" "PROGRAM" "LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(S "" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
   foreach(tool memcheck racecheck)
     set(test sanitize_${tool}_${S_PROGRAM})
+    if(S_NAME_SUFFIX)
+      string(APPEND test _${S_NAME_SUFFIX})
+    endif()
     add_test(NAME ${test}
              COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/sanitize.sh ${tool}
                      $<TARGET_FILE:${S_PROGRAM}> ${S_ARGS})

@@ -1,0 +1,7 @@
+// Chapter 01 program: the one-thread-per-row RMSNorm against the eager baseline's figures.
+#include "ch01.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch01::kernels());
+}

@@ -1,0 +1,7 @@
+// Chapter 02 program: one block per row with a shared-memory tree reduction.
+#include "ch02.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch02::kernels());
+}

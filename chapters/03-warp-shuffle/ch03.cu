@@ -1,0 +1,108 @@
+// Chapter 03: warp shuffles.
+//
+// Chapter 02's tree spent log2(256) = 8 barriers and 16 shared-memory accesses per thread on
+// one sum, with most threads idle at each level. But the 32 lanes of a warp execute together
+// and can read each other's registers: __shfl_xor_sync(mask, v, offset) hands each lane the v
+// of the lane whose index differs in the bit `offset`. Five such exchanges (offsets 16, 8, 4,
+// 2, 1) leave the warp's total in every lane, with no shared memory and no barrier. A block
+// then needs shared memory only to combine its warps: one slot per warp, one barrier, and a
+// second five-step shuffle over the slots.
+#include "ch03.cuh"
+#include "normlab/arguments.hpp"
+#include "normlab/check.hpp"
+
+namespace normlab::ch03 {
+
+namespace {
+
+constexpr std::int64_t kMaxBlocks = 0x7fffffff;  // the largest gridDim.x
+constexpr int kWarpSize = 32;
+constexpr int kWarps = kThreads / kWarpSize;
+constexpr unsigned int kFullMask = 0xffffffffu;
+static_assert(kThreads % kWarpSize == 0 && kWarps <= kWarpSize,
+              "whole warps, and few enough that one warp can add up their slots");
+
+// [warp_sum]
+// Butterfly: after the exchange at offset o, every lane holds the sum of the 2o lanes that
+// agree with it in the bits above o. After offset 1, every lane holds the warp's total.
+__device__ float warp_sum(float value) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(kFullMask, value, offset);
+  }
+  return value;
+}
+// [warp_sum]
+
+// [block_sum]
+// Two levels: each warp reduces in registers, lane 0 parks the warp's total in its slot, and
+// after one barrier every warp reads all the slots and reduces them again, so every thread
+// ends with the block's total. (A kernel that calls this twice would need a second barrier
+// before the slots are written again.)
+__device__ float block_sum(float value) {
+  __shared__ float per_warp[kWarps];
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  value = warp_sum(value);
+  if (lane == 0) per_warp[warp] = value;
+  __syncthreads();
+  return warp_sum(lane < kWarps ? per_warp[lane] : 0.0f);
+}
+// [block_sum]
+
+// [kernel]
+// What changed from chapter 02: the same coalesced strided loops, but the partial sums are
+// combined by block_sum (shuffles, one barrier) instead of a shared-memory tree.
+__global__ void __launch_bounds__(kThreads)
+    rmsnorm_warp_shuffle_kernel(const float* __restrict__ x, std::int64_t x_stride,
+                                const float* __restrict__ weight, float* __restrict__ y,
+                                std::int64_t y_stride, std::int64_t cols, float eps) {
+  const int t = threadIdx.x;
+  const float* x_row = x + static_cast<std::int64_t>(blockIdx.x) * x_stride;
+  float* y_row = y + static_cast<std::int64_t>(blockIdx.x) * y_stride;
+
+  float sum_of_squares = 0.0f;
+  for (std::int64_t c = t; c < cols; c += kThreads)
+    sum_of_squares += x_row[c] * x_row[c];
+  const float inverse_rms = rsqrtf(block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+
+  for (std::int64_t c = t; c < cols; c += kThreads) {
+    y_row[c] = x_row[c] * inverse_rms * weight[c];
+  }
+}
+// [kernel]
+
+}  // namespace
+
+void rmsnorm_warp_shuffle(const float* x, std::int64_t x_stride, const float* weight, float* y,
+                          std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
+                          cudaStream_t stream) {
+  const char* fn = "ch03::rmsnorm_warp_shuffle";
+  validate_shape(fn, rows, cols);
+  validate_tensor(fn, "x", x, rows, cols, x_stride);
+  validate_tensor(fn, "y", y, rows, cols, y_stride);
+  validate_vector(fn, "weight", weight);
+  validate_eps(fn, eps);
+  check_argument(rows <= kMaxBlocks, fn, "rows", "must be < 2^31 (one block per row)");
+  if (rows == 0) return;
+  rmsnorm_warp_shuffle_kernel<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
+      x, x_stride, weight, y, y_stride, cols, eps);
+  NORMLAB_CHECK_LAUNCH();
+}
+
+std::vector<KernelEntry> kernels() {
+  std::vector<KernelEntry> entries;
+  entries.push_back({.name = "ch03_rmsnorm_warp_shuffle",
+                     .chapter = 3,
+                     .summary = "block per row, warp-shuffle reduction, one barrier",
+                     .op = Op::rmsnorm,
+                     .launch = [](const NormCall& c, cudaStream_t s) {
+                       rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
+                                            static_cast<const float*>(c.weight),
+                                            static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
+                                            c.eps, s);
+                     }});
+  return entries;
+}
+
+}  // namespace normlab::ch03

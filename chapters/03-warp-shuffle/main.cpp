@@ -1,0 +1,7 @@
+// Chapter 03 program: one block per row, reduced with warp shuffles.
+#include "ch03.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch03::kernels());
+}

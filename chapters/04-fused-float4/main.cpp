@@ -1,0 +1,7 @@
+// Chapter 04 program: the fused single-pass float4 RMSNorm and its two-read fallback.
+#include "ch04.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch04::kernels());
+}

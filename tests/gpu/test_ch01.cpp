@@ -1,0 +1,22 @@
+// Chapter 01 on the GPU: the one-thread-per-row RMSNorm against the float64 reference.
+#include <catch2/catch.hpp>
+
+#include "ch01.cuh"
+#include "ladder_cases.hpp"
+
+TEST_CASE("ch01: the grading grid, eps-sized rows and 16-byte-padded tails", "[ch01]") {
+  const auto& kernel = ladder::registered("ch01_rmsnorm_thread_per_row");
+  ladder::require_all_pass(kernel, ladder::grid_and_edges(kernel));
+}
+
+TEST_CASE("ch01: heavy tails, guard bands, misaligned bases, no rows", "[ch01]") {
+  const auto& kernel = ladder::registered("ch01_rmsnorm_thread_per_row");
+  ladder::require_all_pass(kernel, ladder::heavy_tailed_cases());
+  ladder::require_all_pass(kernel, ladder::padded_cases());
+  ladder::require_all_pass(kernel, ladder::misaligned_cases());
+  ladder::require_empty_ok(kernel);
+}
+
+TEST_CASE("ch01: the launcher refuses bad arguments by name", "[ch01]") {
+  ladder::require_argument_errors(&normlab::ch01::rmsnorm_thread_per_row);
+}

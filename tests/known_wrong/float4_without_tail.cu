@@ -1,0 +1,109 @@
+// Known wrong: chapter 04's register-resident kernel without its scalar tail. When rows are
+// 16-byte aligned but cols % 4 != 0, the last cols % 4 elements of every row are neither
+// summed nor written. (Misaligned rows take 4-byte packs, which have no tail: those pass.)
+#include "known_wrong_ladder.hpp"
+#include "normlab/arguments.hpp"
+#include "normlab/check.hpp"
+
+namespace normlab::known_wrong {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kFloatsPerThread = 48;  // 256 x 48 = 12288, the widest row of the grid
+constexpr int kWarpSize = 32;
+
+template <typename Pack>
+constexpr int kWidth = sizeof(Pack) / sizeof(float);
+
+__device__ float squares(float v) {
+  return v * v;
+}
+__device__ float squares(float4 v) {
+  return v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+}
+__device__ float normalized(float v, float w, float r) {
+  return v * r * w;
+}
+__device__ float4 normalized(float4 v, float4 w, float r) {
+  return make_float4(v.x * r * w.x, v.y * r * w.y, v.z * r * w.z, v.w * r * w.w);
+}
+
+__device__ float block_sum(float value) {
+  __shared__ float per_warp[kThreads / kWarpSize];
+  const int lane = threadIdx.x % kWarpSize;
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
+  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
+  __syncthreads();
+  value = lane < kThreads / kWarpSize ? per_warp[lane] : 0.0f;
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
+  return value;
+}
+
+template <typename Pack>
+__global__ void __launch_bounds__(kThreads)
+    float4_without_tail(const float* __restrict__ x, std::int64_t x_stride,
+                        const float* __restrict__ weight, float* __restrict__ y,
+                        std::int64_t y_stride, int cols, float eps) {
+  constexpr int kPacks = kFloatsPerThread / kWidth<Pack>;
+  const int t = threadIdx.x;
+  const auto* x_row =
+      reinterpret_cast<const Pack*>(x + static_cast<std::int64_t>(blockIdx.x) * x_stride);
+  auto* y_row = reinterpret_cast<Pack*>(y + static_cast<std::int64_t>(blockIdx.x) * y_stride);
+  const auto* weight_packs = reinterpret_cast<const Pack*>(weight);
+  const int packs = cols / kWidth<Pack>;
+  // BUG: nothing reads, sums or writes the cols % 4 elements after the last whole float4.
+
+  Pack slice[kPacks];
+#pragma unroll
+  for (int i = 0; i < kPacks; ++i) {
+    const int p = i * kThreads + t;
+    slice[i] = p < packs ? x_row[p] : Pack{};
+  }
+  float sum_of_squares = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPacks; ++i)
+    sum_of_squares += squares(slice[i]);
+  const float inverse_rms = rsqrtf(block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+#pragma unroll
+  for (int i = 0; i < kPacks; ++i) {
+    const int p = i * kThreads + t;
+    if (p < packs) y_row[p] = normalized(slice[i], weight_packs[p], inverse_rms);
+  }
+}
+
+bool aligned(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+}  // namespace
+
+void rmsnorm_float4_without_tail(const NormCall& c, cudaStream_t stream) {
+  const char* fn = "known_wrong::rmsnorm_float4_without_tail";
+  validate_shape(fn, c.rows, c.cols);
+  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
+  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
+  validate_vector(fn, "weight", c.weight);
+  validate_eps(fn, c.eps);
+  check_argument(c.cols <= kThreads * kFloatsPerThread, fn, "cols", "must be <= 12288");
+  if (c.rows == 0) return;
+  const auto* x = static_cast<const float*>(c.x);
+  const auto* weight = static_cast<const float*>(c.weight);
+  auto* y = static_cast<float*>(c.y);
+  const auto cols = static_cast<int>(c.cols);
+  const auto blocks = static_cast<unsigned int>(c.rows);
+  if (aligned(x) && aligned(y) && aligned(weight) && c.x_stride % 4 == 0 && c.y_stride % 4 == 0) {
+    float4_without_tail<float4>
+        <<<blocks, kThreads, 0, stream>>>(x, c.x_stride, weight, y, c.y_stride, cols, c.eps);
+  } else {
+    float4_without_tail<float>
+        <<<blocks, kThreads, 0, stream>>>(x, c.x_stride, weight, y, c.y_stride, cols, c.eps);
+  }
+  NORMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace normlab::known_wrong
