@@ -1,6 +1,9 @@
 #include "normlab/runner.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -76,6 +79,8 @@ struct Workspace::State {
   ReferenceForward want;
   DeviceTensor x_device, residual_device, y_device, residual_out_device, weight_device, bias_device;
   DeviceBuffer<float> mean_device, rstd_device;
+  bool checked = false;
+  HostMatrix y_out, residual_out;  // what the last check() read back
 
   HostMatrix output_like(DType dtype, std::int64_t cols, std::int64_t stride_) const {
     return HostMatrix(dtype, problem.shape.rows, cols, stride_);
@@ -221,11 +226,14 @@ CaseResult Workspace::check(const KernelEntry& kernel) {
   HostMatrix y = s.output_like(c.shape.dtype, c.shape.cols, s.stride);
   (y_over_x ? s.x_device : s.y_device).download(y);
   result.reports.push_back(compare(y, s.want.y, tolerance, "y", !y_over_x));
+  s.y_out = std::move(y);
   if (is_add(c.op)) {
     HostMatrix h = s.output_like(c.shape.dtype, c.shape.cols, s.stride);
     (c.in_place ? s.residual_device : s.residual_out_device).download(h);
     result.reports.push_back(compare(h, s.want.residual, tolerance, "residual", !c.in_place));
+    s.residual_out = std::move(h);
   }
+  s.checked = true;
   if (call.rstd != nullptr) {
     HostMatrix rstd(DType::f32, c.shape.rows, 1);
     s.rstd_device.download(rstd.data());
@@ -248,6 +256,47 @@ Measurement Workspace::time(const KernelEntry& kernel, const TimingOptions& opti
   m.gbps = gigabytes_per_second(m.bytes, m.timing.median_ms);
   m.percent_of_roof = percent_of_copy_roof(m.gbps);
   return m;
+}
+
+void Workspace::write_files(const std::string& directory) const {
+  const State& s = *state_;
+  const Case& c = s.problem;
+  if (!s.checked) throw std::logic_error("Workspace::write_files: nothing has been checked yet");
+  std::filesystem::create_directories(directory);
+  auto write = [&](const char* file, const void* data, std::size_t bytes) {
+    const std::string path = (std::filesystem::path(directory) / file).string();
+    std::ofstream out(path, std::ios::binary);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    if (!out) throw std::runtime_error("Workspace::write_files: cannot write " + path);
+  };
+  // Every file is a HostMatrix: its bytes as they are in memory (all normlab hosts are
+  // little-endian), described in case.json.
+  std::ostringstream files;
+  auto add = [&](const char* name, const HostMatrix& m) {
+    if (m.cols() == 0) return;  // default-constructed: not part of this case
+    write((std::string(name) + ".bin").c_str(), m.data(), m.bytes());
+    files << (files.tellp() > 0 ? ", " : "") << "\"" << name << "\": {\"dtype\": \""
+          << name_of(m.dtype()) << "\", \"rows\": " << m.rows() << ", \"cols\": " << m.cols()
+          << ", \"stride\": " << m.stride() << "}";
+  };
+  add("x", s.x);
+  add("residual", s.residual);
+  add("weight", s.weight);
+  add("bias", s.bias);
+  add("y", s.y_out);
+  add("residual_out", s.residual_out);
+  char eps[32];
+  std::snprintf(eps, sizeof eps, "%.9g", static_cast<double>(c.eps));
+  std::ostringstream json;
+  json << "{\"op\": \"" << name_of(c.op) << "\", \"dtype\": \"" << name_of(c.shape.dtype)
+       << "\", \"weight_dtype\": \"" << name_of(c.shape.weight_dtype)
+       << "\", \"rows\": " << c.shape.rows << ", \"cols\": " << c.shape.cols
+       << ", \"stride\": " << s.stride << ", \"eps\": " << eps
+       << ", \"gemma\": " << (c.weight_plus_one ? "true" : "false")
+       << ", \"in_place\": " << (c.in_place ? "true" : "false") << ", \"files\": {" << files.str()
+       << "}}\n";
+  const std::string text = json.str();
+  write("case.json", text.data(), text.size());
 }
 
 bool CaseResult::passed() const {

@@ -22,11 +22,11 @@ using normlab::Case;
 using normlab::KernelEntry;
 
 /// The registered kernel called @p name.
-inline const KernelEntry& registered(const std::string& name) {
+inline const KernelEntry& registered(const char* name) {
   for (const KernelEntry& kernel : normlab::kernel_registry()) {
     if (kernel.name == name) return kernel;
   }
-  throw std::logic_error("no kernel " + name + " in the registry");
+  throw std::logic_error(std::string("no kernel ") + name + " in the registry");
 }
 
 inline Case rmsnorm_case(std::int64_t rows, std::int64_t cols, std::uint64_t seed = 1) {

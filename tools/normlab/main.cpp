@@ -2,12 +2,15 @@
 //   normlab tour  [--rows M] [--cols N] [--dtype T] [--kernel NAME] [--json FILE] [--quick]
 //       runs every registered kernel on one problem (default RMSNorm-sized 2048 x 8192 fp32),
 //       verifies each against float64 and prints one table.
+//   normlab check --op OP --dtype T --rows M --cols N [options]
+//       runs one kernel (chapter 07's by default) on one case and compares it with float64.
 //   normlab list  prints the registry.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
 
+#include "check.hpp"
 #include "normlab/device.hpp"
 #include "normlab/program.hpp"
 #include "normlab/registry.hpp"
@@ -19,6 +22,8 @@ constexpr const char* kUsage =
     "  tour   run every registered kernel on one problem and print a table\n"
     "         --rows M (2048) --cols N (8192) --dtype fp32|fp16|bf16 (fp32)\n"
     "         --kernel NAME (run kernels whose name contains NAME) --json FILE --quick\n"
+    "  check  run one kernel on one case (any dtype, stride, alignment) against float64\n"
+    "         normlab check --help lists its options\n"
     "  list   print the kernel registry\n"
     "exit codes: 0 ok, 1 a kernel failed verification, 2 bad usage, 69 no CUDA GPU\n";
 
@@ -67,6 +72,11 @@ int main(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
   try {
     if (command == "tour") return tour(argc, argv);
+    if (command == "check" && argc > 2 && std::strcmp(argv[2], "--help") == 0) {
+      std::printf("%s", normlab::tool::kCheckUsage);
+      return 0;
+    }
+    if (command == "check") return normlab::tool::check_command(argc, argv, 2);
     if (command == "list") return list();
     if (command == "--help" || command == "help") {
       std::printf("%s", kUsage);

@@ -63,6 +63,13 @@ class Workspace {
   CaseResult check(const KernelEntry& kernel);
   /// Times @p kernel (outputs not checked).
   Measurement time(const KernelEntry& kernel, const TimingOptions& options);
+  /// Writes the inputs and the outputs of the last check() into @p directory (created if
+  /// missing) as raw little-endian files in their dtypes: x.bin, residual.bin, weight.bin,
+  /// bias.bin, y.bin and residual_out.bin, those the case has (activations rows x stride
+  /// elements, parameters cols), and case.json naming the op, dtypes, shape, eps and each
+  /// file's dtype, rows, cols and stride. Throws std::logic_error before the first check(),
+  /// std::runtime_error when a file cannot be written.
+  void write_files(const std::string& directory) const;
 
  private:
   struct State;

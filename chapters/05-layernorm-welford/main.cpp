@@ -1,0 +1,7 @@
+// Chapter 05 program: the sum-of-squares and the Welford LayerNorm on one problem.
+#include "ch05.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch05::kernels());
+}

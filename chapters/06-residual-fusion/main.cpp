@@ -1,0 +1,8 @@
+// Chapter 06 program: fused add + RMSNorm / LayerNorm, and the unfused pair (--op add_rmsnorm or
+// --op add_layernorm).
+#include "ch06.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch06::kernels());
+}

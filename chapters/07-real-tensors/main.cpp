@@ -1,0 +1,7 @@
+// Chapter 07 program: RMSNorm, LayerNorm and add + norm on one problem, in any dtype.
+#include "ch07.cuh"
+#include "normlab/program.hpp"
+
+int main(int argc, char** argv) {
+  return normlab::chapter_main(argc, argv, normlab::ch07::kernels());
+}

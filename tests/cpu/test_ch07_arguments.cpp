@@ -1,0 +1,108 @@
+// Chapter 07's launcher without a GPU: every argument that cannot work is refused by name
+// before anything touches the device (here a launch would fail with a CUDA error instead), and
+// rows = 0 returns without a launch.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "ch07.cuh"
+
+namespace {
+
+using normlab::DType;
+using normlab::NormCall;
+using normlab::Op;
+
+// A call that would be valid on a GPU: 4 x 64 bf16, 8-byte aligned fake device pointers.
+NormCall valid_call(Op op) {
+  auto fake = [](std::uintptr_t address) { return reinterpret_cast<void*>(address); };
+  NormCall call{.op = op, .dtype = DType::bf16, .weight_dtype = DType::bf16, .rows = 4, .cols = 64};
+  call.x = fake(0x10000);
+  call.x_stride = 64;
+  call.y = fake(0x20000);
+  call.y_stride = 64;
+  call.residual = fake(0x30000);
+  call.residual_stride = 64;
+  call.residual_out = fake(0x40000);
+  call.residual_out_stride = 64;
+  return call;
+}
+
+void require_refused(const NormCall& call, const char* argument) {
+  CHECK_THROWS_AS(normlab::ch07::forward(call, nullptr), std::invalid_argument);
+  CHECK_THROWS_WITH(normlab::ch07::forward(call, nullptr),
+                    Catch::Contains(std::string("'") + argument + "'"));
+}
+
+}  // namespace
+
+TEST_CASE("chapter 07 refuses arguments that cannot work, by name", "[ch07]") {
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    INFO(normlab::name_of(op));
+    NormCall call = valid_call(op);
+    call.x = nullptr;
+    require_refused(call, "x");
+    call = valid_call(op);
+    call.y = nullptr;
+    require_refused(call, "y");
+    call = valid_call(op);
+    call.cols = 0;
+    require_refused(call, "cols");
+    call.cols = -5;
+    require_refused(call, "cols");
+    call = valid_call(op);
+    call.rows = -1;
+    require_refused(call, "rows");
+    call = valid_call(op);
+    call.x_stride = 63;
+    require_refused(call, "x_stride");
+    call = valid_call(op);
+    call.y_stride = 10;
+    require_refused(call, "y_stride");
+    call = valid_call(op);
+    call.eps = -1e-6f;
+    require_refused(call, "eps");
+    call.eps = std::numeric_limits<float>::quiet_NaN();
+    require_refused(call, "eps");
+    call = valid_call(op);
+    call.dtype = DType::f32;  // bf16 weights with fp32 inputs: no such pairing
+    require_refused(call, "weight_dtype");
+    call = valid_call(op);
+    call.dtype = DType::f16;  // fp16 inputs with bf16 weights
+    require_refused(call, "weight_dtype");
+    call = valid_call(op);
+    call.x = reinterpret_cast<void*>(0x10001);  // not even element-aligned
+    require_refused(call, "x");
+    call = valid_call(op);
+    call.weight = reinterpret_cast<void*>(0x50001);
+    require_refused(call, "weight");
+  }
+  for (Op op : {Op::add_rmsnorm, Op::add_layernorm}) {
+    NormCall call = valid_call(op);
+    call.residual = nullptr;
+    require_refused(call, "residual");
+    call = valid_call(op);
+    call.residual_out = nullptr;
+    require_refused(call, "residual_out");
+    call = valid_call(op);
+    call.residual_stride = 1;
+    require_refused(call, "residual_stride");
+    call = valid_call(op);
+    call.residual_out_stride = 32;
+    require_refused(call, "residual_out_stride");
+  }
+  NormCall call = valid_call(Op::copy);
+  require_refused(call, "op");
+}
+
+TEST_CASE("chapter 07 with rows = 0 launches nothing, even with null tensors", "[ch07]") {
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
+      NormCall call{.op = op, .dtype = dtype, .weight_dtype = dtype, .rows = 0, .cols = 4096};
+      call.x_stride = call.y_stride = call.residual_stride = call.residual_out_stride = 4096;
+      CHECK_NOTHROW(normlab::ch07::forward(call, nullptr));
+    }
+  }
+}

@@ -1,0 +1,477 @@
+// Chapter 07 on the GPU: every op in every dtype and weight dtype over ragged shapes; every
+// option (strides, misalignment, in place, (1 + w), no weight, bias, eps, statistics); each
+// tensor with its own stride and alignment; the widths where the kernel changes path; the point
+// where results are rounded to the output dtype; and a refused call that launches nothing.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ch07.cuh"
+#include "ch07_cases.hpp"
+#include "grading.hpp"
+#include "normlab/buffer.hpp"
+#include "normlab/reference.hpp"
+#include "normlab/registry.hpp"
+
+namespace {
+
+using namespace normlab;
+
+constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
+
+struct DTypes {
+  DType dtype;
+  DType weight_dtype;
+};
+constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},
+                              {DType::f16, DType::f16},
+                              {DType::f16, DType::f32},
+                              {DType::bf16, DType::bf16},
+                              {DType::bf16, DType::f32}};
+
+bool is_add(Op op) {
+  return op == Op::add_rmsnorm || op == Op::add_layernorm;
+}
+bool is_layernorm(Op op) {
+  return op == Op::layernorm || op == Op::add_layernorm;
+}
+
+const KernelEntry& entry(Op op) {
+  for (const KernelEntry& kernel : kernel_registry()) {
+    if (kernel.chapter == 7 && kernel.op == op) return kernel;
+  }
+  throw std::logic_error(std::string("no chapter 07 kernel for ") + name_of(op));
+}
+
+Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  Case c = default_case(op, rows, cols, d.dtype);
+  c.shape.weight_dtype = d.weight_dtype;
+  c.input.seed = seed;
+  return c;
+}
+
+void require_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
+  const grading::Scorecard card = grading::grade(kernel, cases);
+  card.print(std::cout);
+  CHECK(card.all_passed());
+}
+
+// A tensor placed on the device by hand, its base shifted by misalign elements inside a
+// poisoned allocation: the runner gives every tensor one stride and one shift, this does not.
+class Placed {
+ public:
+  Placed(const HostMatrix& host, std::int64_t misalign)
+      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
+        buffer_(host.bytes() + offset_) {
+    buffer_.poison();
+    NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
+  }
+  void* data() const { return buffer_.data() + offset_; }
+  void read(HostMatrix& host) const {
+    NORMLAB_CHECK(cudaMemcpy(host.data(), data(), host.bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  std::size_t offset_;
+  DeviceBuffer<unsigned char> buffer_;
+};
+
+struct Layout {
+  std::int64_t pad = 0;       // guard elements after each row
+  std::int64_t misalign = 0;  // elements the base is shifted by
+};
+
+struct HandCase {
+  Op op = Op::rmsnorm;
+  DTypes types{DType::bf16, DType::bf16};
+  std::int64_t rows = 0, cols = 0;
+  Layout x, residual, y, residual_out;
+  std::int64_t weight_misalign = 0;  // weight and bias
+  bool residual_in_place = false;
+  std::uint64_t seed = 1;
+};
+
+struct HandResult {
+  HostMatrix y, h;
+  ReferenceForward want;
+  std::vector<CompareReport> reports;
+  bool passed() const {
+    for (const CompareReport& r : reports) {
+      if (!r.passed()) return false;
+    }
+    return true;
+  }
+  std::string describe() const {
+    std::string out;
+    for (const CompareReport& r : reports)
+      out += r.describe() + "\n";
+    return out;
+  }
+};
+
+double round_f16(double v) {
+  return round_to(DType::f16, v);
+}
+double round_bf16(double v) {
+  return round_to(DType::bf16, v);
+}
+double round_f32(double v) {
+  return round_to(DType::f32, v);
+}
+using Rounding = double (*)(double);
+Rounding rounding_for(DType dtype) {
+  return dtype == DType::f16 ? round_f16 : dtype == DType::bf16 ? round_bf16 : round_f32;
+}
+
+// Runs chapter 07 on a case whose tensors each have their own stride and alignment, and
+// compares y (and h) with the float64 reference; @p residual_rounding rounds h in the
+// reference (the dtype's rounding: what the kernel stores).
+HandResult run_by_hand(const HandCase& hc, Rounding residual_rounding) {
+  const DType dtype = hc.types.dtype;
+  HostMatrix x(dtype, hc.rows, hc.cols, hc.cols + hc.x.pad);
+  HostMatrix r(dtype, hc.rows, hc.cols, hc.cols + hc.residual.pad);
+  HostMatrix w(hc.types.weight_dtype, 1, hc.cols), b(hc.types.weight_dtype, 1, hc.cols);
+  fill_random(x, {.seed = hc.seed});
+  fill_random(r, {.seed = hc.seed + 1});
+  fill_random(
+      w, {.distribution = Distribution::uniform, .mean = 1.0, .scale = 0.3, .seed = hc.seed + 2});
+  fill_random(b, {.scale = 0.5, .seed = hc.seed + 3});
+  const std::vector<double> xs = x.to_dense(), rs = r.to_dense(), ws = w.to_dense(),
+                            bs = b.to_dense();
+  ReferenceParams params{.rows = hc.rows, .cols = hc.cols, .eps = 1e-5, .weight = ws};
+  if (is_layernorm(hc.op)) params.bias = bs;
+
+  HandResult result;
+  switch (hc.op) {
+    case Op::rmsnorm:
+      result.want = rmsnorm_forward(xs, params);
+      break;
+    case Op::layernorm:
+      result.want = layernorm_forward(xs, params);
+      break;
+    case Op::add_rmsnorm:
+      result.want = add_rmsnorm_forward(xs, rs, params, residual_rounding);
+      break;
+    default:
+      result.want = add_layernorm_forward(xs, rs, params, residual_rounding);
+      break;
+  }
+
+  result.y = HostMatrix(dtype, hc.rows, hc.cols, hc.cols + hc.y.pad);
+  const Layout& h_layout = hc.residual_in_place ? hc.residual : hc.residual_out;
+  result.h = HostMatrix(dtype, hc.rows, hc.cols, hc.cols + h_layout.pad);
+  const Placed x_device(x, hc.x.misalign), r_device(r, hc.residual.misalign);
+  const Placed w_device(w, hc.weight_misalign), b_device(b, hc.weight_misalign);
+  const Placed y_device(result.y, hc.y.misalign), h_device(result.h, hc.residual_out.misalign);
+
+  NormCall call{.op = hc.op,
+                .dtype = dtype,
+                .weight_dtype = hc.types.weight_dtype,
+                .rows = hc.rows,
+                .cols = hc.cols,
+                .eps = 1e-5f};
+  call.x = x_device.data();
+  call.x_stride = x.stride();
+  call.y = y_device.data();
+  call.y_stride = result.y.stride();
+  call.weight = w_device.data();
+  call.bias = is_layernorm(hc.op) ? b_device.data() : nullptr;
+  if (is_add(hc.op)) {
+    call.residual = r_device.data();
+    call.residual_stride = r.stride();
+    call.residual_out = hc.residual_in_place ? r_device.data() : h_device.data();
+    call.residual_out_stride = result.h.stride();
+  }
+  ch07::forward(call, nullptr);
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+
+  const Tolerance tolerance = tolerance_for(dtype);
+  y_device.read(result.y);
+  result.reports.push_back(compare(result.y, result.want.y, tolerance, "y"));
+  if (is_add(hc.op)) {
+    (hc.residual_in_place ? r_device : h_device).read(result.h);
+    result.reports.push_back(
+        compare(result.h, result.want.residual, tolerance, "residual", !hc.residual_in_place));
+  }
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("every op, dtype and weight dtype over ragged shapes", "[ch07]") {
+  for (Op op : kOps) {
+    std::vector<Case> cases;
+    std::uint64_t seed = 1;
+    for (const DTypes& types : kDTypes) {
+      for (std::int64_t rows : {0, 1, 7, 33}) {
+        for (std::int64_t cols : ch07_cases::kRaggedCols)
+          cases.push_back(make_case(op, types, rows, cols, seed++));
+      }
+    }
+    require_all_pass(entry(op), cases);
+  }
+}
+
+TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, eps, statistics",
+          "[ch07]") {
+  struct Variant {
+    const char* name;
+    std::function<bool(Case&)> apply;  // false: does not apply to this op
+  };
+  const std::vector<Variant> variants = {
+      {"rows 16-byte strided",
+       [](Case& c) {
+         c.pad = 8;
+         return true;
+       }},
+      {"odd stride: every row its own alignment",
+       [](Case& c) {
+         c.pad = 5;
+         return true;
+       }},
+      {"misaligned by 1",
+       [](Case& c) {
+         c.misalign = 1;
+         return true;
+       }},
+      {"misaligned by 3, odd stride",
+       [](Case& c) {
+         c.misalign = 3;
+         c.pad = 5;
+         return true;
+       }},
+      {"misaligned by 7",
+       [](Case& c) {
+         c.misalign = 7;
+         return true;
+       }},
+      {"in place",
+       [](Case& c) {
+         c.in_place = true;
+         return true;
+       }},
+      {"in place, misaligned, strided",
+       [](Case& c) {
+         c.in_place = true;
+         c.misalign = 5;
+         c.pad = 3;
+         return true;
+       }},
+      {"(1 + w)",
+       [](Case& c) {
+         c.weight_plus_one = true;
+         return true;
+       }},
+      {"no weight, no bias",
+       [](Case& c) {
+         c.shape.weight = false;
+         c.shape.bias = false;
+         return true;
+       }},
+      {"bias without weight",
+       [](Case& c) {
+         c.shape.weight = false;
+         c.shape.bias = true;
+         return is_layernorm(c.op);
+       }},
+      {"weight without bias",
+       [](Case& c) {
+         c.shape.bias = false;
+         return is_layernorm(c.op);
+       }},
+      {"eps = 0 (a LayerNorm row of one element would divide 0 by 0)",
+       [](Case& c) {
+         c.eps = 0.0f;
+         return !(is_layernorm(c.op) && c.shape.cols == 1);
+       }},
+      {"eps = 1",
+       [](Case& c) {
+         c.eps = 1.0f;
+         return true;
+       }},
+      {"statistics",
+       [](Case& c) {
+         c.statistics = true;
+         return true;
+       }},
+      {"rows shifted to mean 100",
+       [](Case& c) {
+         c.input.distribution = Distribution::uniform;
+         c.input.mean = 100.0;
+         return true;
+       }},
+      {"heavy-tailed rows",
+       [](Case& c) {
+         c.input.distribution = Distribution::heavy_tailed;
+         return true;
+       }},
+  };
+  std::uint64_t seed = 1000;
+  for (Op op : kOps) {
+    for (const Variant& variant : variants) {
+      std::vector<Case> cases;
+      for (const DTypes& types : kDTypes) {
+        for (std::int64_t rows : {1, 5}) {
+          for (std::int64_t cols : {1, 9, 1031, 4104}) {
+            Case c = make_case(op, types, rows, cols, seed++);
+            if (variant.apply(c)) cases.push_back(c);
+          }
+        }
+      }
+      if (cases.empty()) continue;
+      INFO(variant.name);
+      require_all_pass(entry(op), cases);
+    }
+  }
+}
+
+TEST_CASE("the widths where the kernel changes path", "[ch07]") {
+  // 16-bit: aligned rows up to 16384 keep 4 vectors a thread, up to 24576 eight, wider rows
+  // stream; misaligned rows keep 4 vectors up to about 16370 and stream beyond. fp32: half.
+  struct Width {
+    DType dtype;
+    std::int64_t cols;
+    std::int64_t misalign;
+  };
+  const Width widths[] = {{DType::bf16, 16384, 0}, {DType::bf16, 16392, 0}, {DType::bf16, 24576, 0},
+                          {DType::bf16, 24584, 0}, {DType::bf16, 40000, 0}, {DType::bf16, 16369, 3},
+                          {DType::bf16, 16385, 3}, {DType::f16, 16384, 0},  {DType::f16, 24576, 0},
+                          {DType::f16, 30001, 1},  {DType::f32, 8192, 0},   {DType::f32, 8196, 0},
+                          {DType::f32, 12288, 0},  {DType::f32, 12292, 0},  {DType::f32, 8185, 1},
+                          {DType::f32, 8193, 1}};
+  for (Op op : kOps) {
+    std::vector<Case> cases;
+    std::uint64_t seed = 2000;
+    for (const Width& width : widths) {
+      std::vector<DType> weight_dtypes{width.dtype};
+      if (width.dtype != DType::f32) weight_dtypes.push_back(DType::f32);
+      for (DType weight_dtype : weight_dtypes) {
+        Case c = make_case(op, {width.dtype, weight_dtype}, 3, width.cols, seed++);
+        c.misalign = width.misalign;
+        cases.push_back(c);
+        c.in_place = true;
+        c.pad = 3;
+        c.statistics = true;
+        cases.push_back(c);
+      }
+    }
+    require_all_pass(entry(op), cases);
+  }
+}
+
+TEST_CASE("each tensor with its own stride and alignment", "[ch07]") {
+  // x, residual, y and h each strided and shifted differently: x sets the chunk grid, the
+  // others move element by element where their alignment differs.
+  std::uint64_t seed = 3000;
+  for (Op op : kOps) {
+    for (const DTypes& types : kDTypes) {
+      for (std::int64_t cols : {1, 13, 1000, 4099}) {
+        for (bool in_place : {false, true}) {
+          HandCase hc{.op = op,
+                      .types = types,
+                      .rows = 6,
+                      .cols = cols,
+                      .x = {.pad = 3, .misalign = 1},
+                      .residual = {.pad = 0, .misalign = 2},
+                      .y = {.pad = 8, .misalign = 0},
+                      .residual_out = {.pad = 1, .misalign = 3},
+                      .weight_misalign = 1,
+                      .residual_in_place = in_place,
+                      .seed = seed++};
+          const HandResult result = run_by_hand(hc, rounding_for(types.dtype));
+          INFO(name_of(op) << " " << name_of(types.dtype) << " weight "
+                           << name_of(types.weight_dtype) << " cols " << cols
+                           << (in_place ? " in place" : "") << "\n"
+                           << result.describe());
+          CHECK(result.passed());
+        }
+        // The same strides with every base 16-byte aligned: x and y take the vector path.
+        HandCase aligned{.op = op,
+                         .types = types,
+                         .rows = 6,
+                         .cols = cols,
+                         .x = {.pad = 8},
+                         .residual = {.pad = 16},
+                         .y = {.pad = 0},
+                         .residual_out = {.pad = 24},
+                         .seed = seed++};
+        const HandResult result = run_by_hand(aligned, rounding_for(types.dtype));
+        INFO(name_of(op) << " " << name_of(types.dtype) << " aligned, cols " << cols << "\n"
+                         << result.describe());
+        CHECK(result.passed());
+      }
+    }
+  }
+}
+
+// The rounding point: y is computed in fp32 and rounded to the dtype once, and for add + norm
+// the norm is taken of h rounded to the dtype (as stored). Then almost every y is the correctly
+// rounded reference, bit for bit; fp32 arithmetic flips only values within about 1e-6 of a
+// rounding boundary. A kernel that normalised the unrounded fp32 h, or rounded x_hat before
+// multiplying by the weight, would miss a quarter of them. The second half of the test shows
+// that the measure can tell: against a reference that keeps h exact, far fewer match.
+TEST_CASE("results are rounded once, and add + norm normalises the rounded h", "[ch07]") {
+  auto exact_share = [](const HostMatrix& got, const std::vector<double>& want) {
+    std::int64_t exact = 0;
+    for (std::int64_t r = 0; r < got.rows(); ++r) {
+      for (std::int64_t c = 0; c < got.cols(); ++c) {
+        const double expected =
+            round_to(got.dtype(), want[static_cast<std::size_t>(r * got.cols() + c)]);
+        exact += got.at(r, c) == expected;
+      }
+    }
+    return static_cast<double>(exact) / static_cast<double>(got.rows() * got.cols());
+  };
+  for (Op op : kOps) {
+    for (DTypes types : {DTypes{DType::bf16, DType::bf16}, DTypes{DType::bf16, DType::f32},
+                         DTypes{DType::f16, DType::f16}}) {
+      const HandCase hc{.op = op, .types = types, .rows = 64, .cols = 4096, .seed = 4000};
+      const HandResult rounded = run_by_hand(hc, rounding_for(types.dtype));
+      INFO(name_of(op) << " " << name_of(types.dtype) << " weight " << name_of(types.weight_dtype));
+      REQUIRE(rounded.passed());
+      const double share = exact_share(rounded.y, rounded.want.y);
+      INFO("share of y equal to the correctly rounded reference: " << share);
+      CHECK(share >= 0.99);
+      if (is_add(op)) {
+        const HandResult exact_h = run_by_hand(hc, nullptr);
+        const double share_exact_h = exact_share(exact_h.y, exact_h.want.y);
+        INFO("the same against a reference that normalises the exact h: " << share_exact_h);
+        CHECK(share_exact_h < 0.95);
+      }
+    }
+  }
+}
+
+TEST_CASE("rows = 0 succeeds; a refused call writes nothing", "[ch07]") {
+  for (Op op : kOps)
+    CHECK(verify(entry(op), default_case(op, 0, 64, DType::bf16)).passed());
+  // eps < 0 is refused: the poisoned output must still be poison (nothing was launched).
+  HostMatrix x(DType::bf16, 4, 64), y(DType::bf16, 4, 64);
+  fill_random(x, {});
+  const Placed x_device(x, 0), y_device(y, 0);
+  NormCall call{.op = Op::rmsnorm,
+                .dtype = DType::bf16,
+                .weight_dtype = DType::bf16,
+                .rows = 4,
+                .cols = 64,
+                .eps = -1.0f};
+  call.x = x_device.data();
+  call.x_stride = 64;
+  call.y = y_device.data();
+  call.y_stride = 64;
+  CHECK_THROWS_WITH(ch07::forward(call, nullptr), Catch::Contains("'eps'"));
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+  y_device.read(y);
+  CHECK(y.is_poison(0, 0));
+  CHECK(y.is_poison(3, 63));
+}
+
+TEST_CASE("chapter 07 passes the bf16 grader", "[ch07]") {
+  for (Op op : kOps)
+    require_all_pass(entry(op), ch07_cases::bf16_grader(op));
+}
