@@ -92,6 +92,11 @@ TEST_CASE("chapter 05: per-row mean and rstd, and null weight or bias", "[ch05]"
     const KernelEntry& kernel = entry(name);
     std::vector<Case> cases;
     for (std::int64_t cols : {1, 31, 1024, 1027, 12288}) {
+      // One value has variance 0, but E[x^2] - E[x]^2 leaves the rounding error of x^2 (the
+      // compiler fuses the subtraction into an FMA), so the naive kernel's rstd is
+      // 1 / sqrt(eps + residue), not 1 / sqrt(eps): its known weakness, shown in the
+      // known-wrong test; y stays right because x - mean is 0.
+      if (cols == 1 && kernel.name == "ch05_layernorm_sum_of_squares") continue;
       for (int parameters = 0; parameters < 4; ++parameters) {
         Case c = default_case(Op::layernorm, 37, cols);
         c.shape.weight = (parameters & 1) != 0;
