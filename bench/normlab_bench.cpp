@@ -5,6 +5,7 @@
 //
 // Each iteration is one launch timed with CUDA events after an L2 flush (manual time);
 // counters: GB/s by the kernel's bytes model, and % of the copy roof measured in this process.
+// After the registry: chapter 02's and 03's kernels at every block size (block_sweep/...).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -12,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "ch02.cuh"
+#include "ch03.cuh"
+#include "normlab/block_size.hpp"
 #include "normlab/device.hpp"
 #include "normlab/registry.hpp"
 #include "normlab/roofline.hpp"
@@ -34,6 +38,14 @@ const std::vector<BenchShape> kShapes{
     {4096, 8192, normlab::DType::bf16}, {16384, 5000, normlab::DType::bf16},
     {8192, 576, normlab::DType::bf16},  {32, 4096, normlab::DType::bf16},
     {1, 4096, normlab::DType::bf16},
+};
+
+// Chapter 03's question: how does each reduction's cost grow with the block? Chapters 02 and 03
+// at every block size, on rows where the block-size rule of chapter 03 picks 256, 512 and 1024.
+const std::vector<BenchShape> kBlockSweepShapes{
+    {1024, 1024, normlab::DType::f32},
+    {16384, 4096, normlab::DType::f32},
+    {2048, 8192, normlab::DType::f32},
 };
 
 // Benchmarks are registered shape by shape, so consecutive ones share one workspace
@@ -69,6 +81,35 @@ void run(benchmark::State& state, const normlab::KernelEntry* kernel, normlab::C
   state.counters["copy_roof_GB/s"] = normlab::copy_roof().gbps;
 }
 
+void register_benchmark(const std::string& name, const normlab::KernelEntry* kernel,
+                        const normlab::Case& c) {
+  benchmark::RegisterBenchmark(name.c_str(), run, kernel, c)
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(0.05);
+}
+
+std::string shape_name(const BenchShape& s) {
+  return std::string(normlab::name_of(s.dtype)) + "/" + std::to_string(s.rows) + "x" +
+         std::to_string(s.cols);
+}
+
+// Named block_sweep/<kernel>@<threads>/<dtype>/<rows>x<cols>.
+void register_block_sweep() {
+  static std::vector<normlab::KernelEntry> sized;
+  sized.reserve(2 * normlab::kBlockSizes.size());
+  for (int threads : normlab::kBlockSizes) {
+    sized.push_back(normlab::ch02::kernel_with_threads(threads));
+    sized.push_back(normlab::ch03::kernel_with_threads(threads));
+  }
+  for (const BenchShape& s : kBlockSweepShapes) {
+    for (const normlab::KernelEntry& kernel : sized) {
+      const normlab::Case c = normlab::default_case(kernel.op, s.rows, s.cols, s.dtype);
+      register_benchmark("block_sweep/" + kernel.name + "/" + shape_name(s), &kernel, c);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,14 +124,10 @@ int main(int argc, char** argv) {
     for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
       const normlab::Case c = normlab::default_case(kernel.op, s.rows, s.cols, s.dtype);
       if (!kernel.supports(c.shape)) continue;
-      const std::string name = kernel.name + "/" + normlab::name_of(s.dtype) + "/" +
-                               std::to_string(s.rows) + "x" + std::to_string(s.cols);
-      benchmark::RegisterBenchmark(name.c_str(), run, &kernel, c)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->MinTime(0.05);
+      register_benchmark(kernel.name + "/" + shape_name(s), &kernel, c);
     }
   }
+  register_block_sweep();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

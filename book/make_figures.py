@@ -7,13 +7,15 @@
 RESULTS_DIR (book/results) may hold, all optional:
   tour-<rows>x<cols>-<dtype>.json  `normlab tour --json` output (common/src/program.cpp)
   run.json                         {"gpu", "driver", "date", "command"} of the tour runs
-  bench.json                       normlab_bench --benchmark_out_format=json output
+  bench*.json                      normlab_bench --benchmark_out_format=json output, one file a
+                                   run (e.g. bench-fp32.json, bench-bf16.json)
   torch_comparison.json            bench/compare_torch.py output
 
 OUT_DIR receives, whatever RESULTS_DIR holds:
   chNN_results.html (NN = 00..11)  that chapter's kernels; or a line saying nothing is measured yet
   performance_results.html         every measured shape: a bar chart and a table each
   torch_comparison.html            normlab next to PyTorch
+  ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
   ladder_<op>_<rows>x<cols>[_<dtype>].svg  % of copy roof per kernel (no suffix for fp32); the
                                    headline charts in HEADLINE_CHARTS are always written, as a
                                    placeholder when their shape has no results.
@@ -132,12 +134,15 @@ def read_tours(results):
     return run
 
 
-def read_bench(results, known_ops):
-    """bench.json (Google Benchmark) as a Run. Names are <kernel>/<dtype>/<rows>x<cols>[/...];
+def read_benches(results, known_ops, prefix=""):
+    """Every bench*.json, each as a Run (see read_bench); runs with no matching entry are left out."""
+    runs = [read_bench(path, known_ops, prefix) for path in sorted(results.glob("bench*.json"))]
+    return [run for run in runs if run.rows]
+
+
+def read_bench(path, known_ops, prefix=""):
+    """A Google Benchmark JSON file as a Run. Names are <prefix><kernel>/<dtype>/<rows>x<cols>[/...];
     an op comes from the tour results when they name the kernel, else from the kernel's name."""
-    path = results / "bench.json"
-    if not path.exists():
-        return None
     data = load_json(path)
     context = data.get("context", {})
     roof = context.get("copy_roof_gbps")
@@ -146,7 +151,10 @@ def read_bench(results, known_ops):
               copy_roof_gbps=float(roof) if roof else None)
     grouped = {}  # base name -> benchmark entries, in file order
     for entry in data.get("benchmarks", []):
-        base = "/".join(entry.get("run_name", entry["name"]).split("/")[:3])
+        name = entry.get("run_name", entry["name"])
+        if not name.startswith(prefix):
+            continue
+        base = "/".join(name[len(prefix):].split("/")[:3])
         grouped.setdefault(base, []).append(entry)
     for base, entries in grouped.items():
         parts = base.split("/")
@@ -381,6 +389,46 @@ def torch_page(results):
     return "\n".join(lines)
 
 
+def read_block_sweep(results):
+    """The newest bench*.json's block_sweep/<kernel>@<threads>/<dtype>/<rows>x<cols> entries, as
+    {(rows, cols, dtype): {threads: {kernel: Row}}}, with the Run they come from."""
+    runs = read_benches(results, {}, prefix="block_sweep/")
+    if not runs:
+        return None, {}
+    run = max(runs, key=lambda r: r.date)
+    table = {}
+    for row in run.rows:
+        kernel, threads = row.kernel.split("@")
+        table.setdefault((row.rows, row.cols, row.dtype), {}).setdefault(int(threads), {})[kernel] = row
+    return run, table
+
+
+def block_sweep_page(results):
+    run, table = read_block_sweep(results)
+    if not table:
+        return no_results("the block-size sweep")
+    kernels = sorted({k for by_threads in table.values() for rows in by_threads.values() for k in rows})
+    lines = [f'<table class="doxtable normlab-results"><caption>Chapters 02 and 03 at every '
+             f'block size: time in &micro;s and % of the copy roof. {run.caption()}.</caption>',
+             "<tr><th>shape</th><th>threads</th>"
+             + "".join(f"<th><code>{html.escape(k)}</code></th>" for k in kernels) + "</tr>"]
+    for (rows, cols, dtype), by_threads in table.items():
+        for threads, by_kernel in sorted(by_threads.items()):
+            cells = []
+            for k in kernels:
+                row = by_kernel.get(k)
+                if row is None:
+                    cells.append("&mdash;")
+                elif not row.passed:
+                    cells.append(html.escape(row.error))
+                else:
+                    cells.append(f"{number(row.time_us)} ({number(row.percent_of_roof, 1, '%')})")
+            lines.append(f"<tr><td>{rows}&thinsp;&times;&thinsp;{cols} {dtype}</td><td>{threads}</td>"
+                         + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -388,11 +436,12 @@ def make(results, out):
     out.mkdir(parents=True, exist_ok=True)
     tours = read_tours(results)
     known_ops = {r.kernel: r.op for r in tours.rows} if tours else {}
-    runs = [run for run in (tours, read_bench(results, known_ops)) if run]
+    runs = ([tours] if tours else []) + read_benches(results, known_ops)
     for chapter in CHAPTERS:
         (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
     (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
+    (out / "ch03_block_sizes.html").write_text(block_sweep_page(results) + "\n")
     problems = problems_in(runs)
     for problem, run in problems.items():
         (out / chart_name(problem)).write_text(bar_chart(problem, run) + "\n")
@@ -410,6 +459,7 @@ def self_test():
         make(results, out)
         assert "No measured results" in (out / "ch04_results.html").read_text()
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
 
         kernel = lambda name, ch, op, ms, extra: dict(
             name=name, chapter=ch, op=op, case="c", passed=True, median_ms=ms, min_ms=ms,
@@ -432,7 +482,10 @@ def self_test():
                  "benchmarks": [bench_entry("ch00_rmsnorm_eager/bf16/8192x576", 40.0),
                                 bench_entry("ch06_add_rmsnorm_fused/bf16/8192x576", 5.0),
                                 bench_entry("ch07_rmsnorm/bf16/8192x576", 10.0),
-                                bench_entry("ch07_rmsnorm_broken/bf16/8192x576", 0, "verification failed: y")]}
+                                bench_entry("ch07_rmsnorm_broken/bf16/8192x576", 0, "verification failed: y"),
+                                bench_entry("block_sweep/ch02_tree@1024/fp32/2048x8192", 7.0),
+                                bench_entry("block_sweep/ch03_shuffle@1024/fp32/2048x8192", 6.0),
+                                bench_entry("block_sweep/ch03_shuffle@256/fp32/2048x8192", 9.0)]}
         (results / "bench.json").write_text(json.dumps(bench))
         make(results, out)
 
@@ -449,6 +502,10 @@ def self_test():
         assert "ch04_rmsnorm_float4" in ladder and "Test GPU" in ladder and "100.0%" in ladder
         assert (out / "ladder_rmsnorm_8192x576_bf16.svg").exists()
         assert "ch07_rmsnorm" in (out / "performance_results.html").read_text()
+        sweep = (out / "ch03_block_sizes.html").read_text()
+        assert "<td>1024</td><td>7.0 (10.0%)</td><td>6.0 (10.0%)</td>" in sweep, sweep
+        assert "<td>256</td><td>&mdash;</td><td>9.0 (10.0%)</td>" in sweep, sweep
+        assert "shuffle@" not in (out / "ch03_results.html").read_text()
         assert "No measured results" in (out / "torch_comparison.html").read_text()
 
         torch_run = {"gpu": "Torch GPU", "driver": "1.0", "torch_version": "9.9",

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one go (for a GPU server without network):
-#   scripts/gpu_all.sh OUTDIR [DEB_DIR] [BENCH_FILTER]
+#   scripts/gpu_all.sh OUTDIR [DEB_DIR] [BENCH_FILTER] [BENCH_NAME]
 # Installs the dependencies from DEB_DIR (default .deps/debs, gathered by
 # `scripts/deps.sh --download`) through the offline path, builds with the gpu preset (a skipped
-# GPU test is a failure), runs every test, the tour and the benchmarks.
+# GPU test is a failure), runs every test, the tour and the benchmarks (BENCH_FILTER none: no
+# benchmarks).
 #   OUTDIR/logs/     env.txt build.log ctest.log tour.txt bench.txt
-#   OUTDIR/results/  run.json tour-2048x8192-fp32.json bench.json, named as book/results/ wants
+#   OUTDIR/results/  run.json tour-2048x8192-fp32.json BENCH_NAME.json (default bench), named as
+#                    book/results/ wants
 # Exit code 0 only when the build, every test and the tour passed.
 set -uo pipefail
 out=$(realpath -m "$1")
 debs=$(realpath -m "${2:-.deps/debs}")
 filter=${3:-.}
+bench=${4:-bench}
 logs=$out/logs
 results=$out/results
 mkdir -p "$logs" "$results"
@@ -29,7 +32,8 @@ status=0
 ctest --preset gpu -j 8 >"$logs/ctest.log" 2>&1 || status=1
 grep -E "tests passed|\*\*\*|Not Run" "$logs/ctest.log" | tail -40
 build/gpu/tools/normlab tour --json "$results/tour-2048x8192-fp32.json" 2>&1 | tee "$logs/tour.txt" || status=1
-build/gpu/bench/normlab_bench --benchmark_filter="$filter" --benchmark_out="$results/bench.json" \
+[ "$filter" = none ] && exit $status
+build/gpu/bench/normlab_bench --benchmark_filter="$filter" --benchmark_out="$results/$bench.json" \
   --benchmark_out_format=json --benchmark_counters_tabular=true >"$logs/bench.txt" 2>&1 || status=1
-echo "benchmarks: $(grep -c '"name"' "$results/bench.json") results in $results/bench.json"
+echo "benchmarks: $(grep -c '"name"' "$results/$bench.json") results in $results/$bench.json"
 exit $status

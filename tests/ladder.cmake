@@ -31,13 +31,16 @@ normlab_add_sass_test(NAME sass_ch04_float4_registers TARGET normlab_ch04
 normlab_add_sass_test(NAME sass_ch04_no_local_memory TARGET normlab_ch04 FUNCTION "."
   FORBID "LDL|STL" LABELS ch04)
 
-# GPU: compute-sanitizer memcheck and racecheck on small odd shapes. Chapter 04 runs three
+# GPU: compute-sanitizer memcheck and racecheck on small odd shapes. Chapter 03 runs twice,
+# with 256 threads per block (cols = 1029) and with 1024 (cols = 8195). Chapter 04 runs three
 # times: contiguous rows with cols % 4 != 0 take the 4-byte path, cols = 1028 the 16-byte
 # register path, cols = 12300 the 16-byte two-read fallback (wider than registers hold).
 foreach(program ch01_thread_per_row ch02_block_tree ch03_warp_shuffle ch04_fused_float4)
   string(SUBSTRING ${program} 0 4 chapter)
   normlab_add_sanitizer_tests(PROGRAM ${program} LABELS ${chapter} ARGS --rows 37 --cols 1029 --quick)
 endforeach()
+normlab_add_sanitizer_tests(PROGRAM ch03_warp_shuffle NAME_SUFFIX wide LABELS ch03
+  ARGS --rows 9 --cols 8195 --quick)
 normlab_add_sanitizer_tests(PROGRAM ch04_fused_float4 NAME_SUFFIX float4 LABELS ch04
   ARGS --rows 37 --cols 1028 --quick)
 normlab_add_sanitizer_tests(PROGRAM ch04_fused_float4 NAME_SUFFIX wide LABELS ch04

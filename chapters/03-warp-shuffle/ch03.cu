@@ -1,4 +1,4 @@
-// Chapter 03: warp shuffles.
+// Chapter 03: warp shuffles, and the bigger blocks they make affordable.
 //
 // Chapter 02's tree spent log2(256) = 8 barriers and 16 shared-memory accesses per thread on
 // one sum, with most threads idle at each level. But the 32 lanes of a warp execute together
@@ -7,8 +7,19 @@
 // 2, 1) leave the warp's total in every lane, with no shared memory and no barrier. A block
 // then needs shared memory only to combine its warps: one slot per warp, one barrier, and a
 // second five-step shuffle over the slots.
+//
+// That reduction costs about the same for 8 warps as for 32, where the tree's grows with every
+// doubling of the block. So this chapter also lets the block grow with the row, to about eight
+// floats per thread (threads_for). Fewer, bigger blocks mean fewer rows in flight on each SM:
+// at 2048 x 8192, 256-thread blocks keep about 1000 rows (33 MB) in flight across the GPU, more
+// than L2 holds next to the outputs, so the second read of x goes back to DRAM; 1024-thread
+// blocks keep about 260 rows (8.5 MB), and the second read is served by L2.
 #include "ch03.cuh"
+
+#include <string>
+
 #include "normlab/arguments.hpp"
+#include "normlab/block_size.hpp"
 #include "normlab/check.hpp"
 
 namespace normlab::ch03 {
@@ -17,10 +28,7 @@ namespace {
 
 constexpr std::int64_t kMaxBlocks = 0x7fffffff;  // the largest gridDim.x
 constexpr int kWarpSize = 32;
-constexpr int kWarps = kThreads / kWarpSize;
 constexpr unsigned int kFullMask = 0xffffffffu;
-static_assert(kThreads % kWarpSize == 0 && kWarps <= kWarpSize,
-              "whole warps, and few enough that one warp can add up their slots");
 
 // [warp_sum]
 // Butterfly: after the exchange at offset o, every lane holds the sum of the 2o lanes that
@@ -39,7 +47,11 @@ __device__ float warp_sum(float value) {
 // after one barrier every warp reads all the slots and reduces them again, so every thread
 // ends with the block's total. (A kernel that calls this twice would need a second barrier
 // before the slots are written again.)
+template <int kBlockThreads>
 __device__ float block_sum(float value) {
+  constexpr int kWarps = kBlockThreads / kWarpSize;
+  static_assert(kBlockThreads % kWarpSize == 0 && kWarps <= kWarpSize,
+                "whole warps, and few enough that one warp can add up their slots");
   __shared__ float per_warp[kWarps];
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -52,8 +64,10 @@ __device__ float block_sum(float value) {
 
 // [kernel]
 // What changed from chapter 02: the same coalesced strided loops, but the partial sums are
-// combined by block_sum (shuffles, one barrier) instead of a shared-memory tree.
-__global__ void __launch_bounds__(kThreads)
+// combined by block_sum (shuffles, one barrier) instead of a shared-memory tree, and the block
+// size is a parameter that the launcher picks from the row length.
+template <int kBlockThreads>
+__global__ void __launch_bounds__(kBlockThreads)
     rmsnorm_warp_shuffle_kernel(const float* __restrict__ x, std::int64_t x_stride,
                                 const float* __restrict__ weight, float* __restrict__ y,
                                 std::int64_t y_stride, std::int64_t cols, float eps) {
@@ -62,11 +76,12 @@ __global__ void __launch_bounds__(kThreads)
   float* y_row = y + static_cast<std::int64_t>(blockIdx.x) * y_stride;
 
   float sum_of_squares = 0.0f;
-  for (std::int64_t c = t; c < cols; c += kThreads)
+  for (std::int64_t c = t; c < cols; c += kBlockThreads)
     sum_of_squares += x_row[c] * x_row[c];
-  const float inverse_rms = rsqrtf(block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+  const float total = block_sum<kBlockThreads>(sum_of_squares);
+  const float inverse_rms = rsqrtf(total / static_cast<float>(cols) + eps);
 
-  for (std::int64_t c = t; c < cols; c += kThreads) {
+  for (std::int64_t c = t; c < cols; c += kBlockThreads) {
     y_row[c] = x_row[c] * inverse_rms * weight[c];
   }
 }
@@ -74,27 +89,59 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
+// [threads_for]
+int threads_for(std::int64_t cols) {
+  int threads = kMinThreads;
+  while (threads < kMaxThreads && 2 * threads * kFloatsPerThread <= cols)
+    threads *= 2;
+  return threads;
+}
+// [threads_for]
+
 void rmsnorm_warp_shuffle(const float* x, std::int64_t x_stride, const float* weight, float* y,
                           std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
-                          cudaStream_t stream) {
+                          int threads, cudaStream_t stream) {
   const char* fn = "ch03::rmsnorm_warp_shuffle";
   validate_shape(fn, rows, cols);
   validate_tensor(fn, "x", x, rows, cols, x_stride);
   validate_tensor(fn, "y", y, rows, cols, y_stride);
   validate_vector(fn, "weight", weight);
   validate_eps(fn, eps);
+  validate_block_size(fn, threads);
   check_argument(rows <= kMaxBlocks, fn, "rows", "must be < 2^31 (one block per row)");
   if (rows == 0) return;
-  rmsnorm_warp_shuffle_kernel<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
-      x, x_stride, weight, y, y_stride, cols, eps);
-  NORMLAB_CHECK_LAUNCH();
+  with_block_size(threads, [&](auto block) {
+    rmsnorm_warp_shuffle_kernel<block()><<<static_cast<unsigned int>(rows), block(), 0, stream>>>(
+        x, x_stride, weight, y, y_stride, cols, eps);
+    NORMLAB_CHECK_LAUNCH();
+  });
+}
+
+void rmsnorm_warp_shuffle(const float* x, std::int64_t x_stride, const float* weight, float* y,
+                          std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
+                          cudaStream_t stream) {
+  rmsnorm_warp_shuffle(x, x_stride, weight, y, y_stride, rows, cols, eps, threads_for(cols),
+                       stream);
+}
+
+KernelEntry kernel_with_threads(int threads) {
+  validate_block_size("ch03::kernel_with_threads", threads);
+  return {.name = "ch03_rmsnorm_warp_shuffle@" + std::to_string(threads),
+          .chapter = 3,
+          .summary = "block per row, warp-shuffle reduction, fixed block size",
+          .op = Op::rmsnorm,
+          .launch = [threads](const NormCall& c, cudaStream_t s) {
+            rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
+                                 static_cast<const float*>(c.weight), static_cast<float*>(c.y),
+                                 c.y_stride, c.rows, c.cols, c.eps, threads, s);
+          }};
 }
 
 std::vector<KernelEntry> kernels() {
   std::vector<KernelEntry> entries;
   entries.push_back({.name = "ch03_rmsnorm_warp_shuffle",
                      .chapter = 3,
-                     .summary = "block per row, warp-shuffle reduction, one barrier",
+                     .summary = "block per row sized to the row, warp-shuffle reduction",
                      .op = Op::rmsnorm,
                      .launch = [](const NormCall& c, cudaStream_t s) {
                        rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,

@@ -1,9 +1,11 @@
 #include "normlab/arguments.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "normlab/block_size.hpp"
 #include "normlab/check.hpp"
 
 namespace normlab {
@@ -42,6 +44,15 @@ void validate_alignment(const char* function, const char* name, const void* data
                  stride_name.c_str(),
                  "must keep every row " + std::to_string(alignment) + "-byte aligned (got " +
                      std::to_string(stride) + " elements)");
+}
+
+void validate_block_size(const char* function, int threads) {
+  std::string sizes;
+  for (int size : kBlockSizes)
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  check_argument(std::find(kBlockSizes.begin(), kBlockSizes.end(), threads) != kBlockSizes.end(),
+                 function, "threads",
+                 "must be one of " + sizes + " (got " + std::to_string(threads) + ")");
 }
 
 }  // namespace normlab

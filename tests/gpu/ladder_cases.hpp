@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grading.hpp"
+#include "normlab/block_size.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
@@ -158,6 +159,27 @@ inline void require_argument_errors(Launcher launch) {
                     Contains("'eps'"));
   // rows = 0 needs no tensors, and launches nothing.
   CHECK_NOTHROW(launch(nullptr, 8, w.data(), nullptr, 8, 0, 8, eps, nullptr));
+}
+
+/// The signature of a ladder launcher that takes its block size (chapters 02 and 03).
+using SizedLauncher = void (*)(const float* x, std::int64_t x_stride, const float* weight, float* y,
+                               std::int64_t y_stride, std::int64_t rows, std::int64_t cols,
+                               float eps, int threads, cudaStream_t stream);
+
+/// Every block size passes the grading grid and the heavy tails; any other is refused by name.
+inline void require_every_block_size(KernelEntry (*kernel_with_threads)(int),
+                                     SizedLauncher launch) {
+  for (int threads : normlab::kBlockSizes) {
+    const KernelEntry sized = kernel_with_threads(threads);
+    require_all_pass(sized, grid_and_edges(sized));
+    require_all_pass(sized, heavy_tailed_cases());
+  }
+  normlab::DeviceBuffer<float> x(64), y(64), w(8);
+  for (int threads : {0, 32, 100, 2048}) {
+    CHECK_THROWS_WITH(launch(x.data(), 8, w.data(), y.data(), 8, 4, 8, 1e-5f, threads, nullptr),
+                      Catch::Contains("'threads'"));
+    CHECK_THROWS_WITH(kernel_with_threads(threads), Catch::Contains("'threads'"));
+  }
 }
 
 }  // namespace ladder

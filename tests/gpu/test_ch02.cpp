@@ -21,3 +21,8 @@ TEST_CASE("ch02: heavy tails, guard bands, misaligned bases, no rows", "[ch02]")
 TEST_CASE("ch02: the launcher refuses bad arguments by name", "[ch02]") {
   ladder::require_argument_errors(&normlab::ch02::rmsnorm_block_tree);
 }
+
+TEST_CASE("ch02: every block size is correct; other sizes are refused by name", "[ch02]") {
+  ladder::require_every_block_size(&normlab::ch02::kernel_with_threads,
+                                   &normlab::ch02::rmsnorm_block_tree);
+}

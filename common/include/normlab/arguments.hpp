@@ -19,5 +19,7 @@ void validate_eps(const char* function, float eps);
 /// @p data is a multiple of @p alignment bytes and @p stride * @p element_bytes is too.
 void validate_alignment(const char* function, const char* name, const void* data,
                         std::int64_t stride, std::size_t element_bytes, std::size_t alignment);
+/// @p threads is one of kBlockSizes (block_size.hpp).
+void validate_block_size(const char* function, int threads);
 
 }  // namespace normlab
