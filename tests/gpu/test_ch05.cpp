@@ -5,26 +5,19 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <iostream>
 #include <limits>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "ch05.cuh"
 #include "grading.hpp"
+#include "norm_cases.hpp"
 #include "normlab/registry.hpp"
 
 namespace {
 
 using namespace normlab;
-
-const KernelEntry& entry(const char* name) {
-  for (const auto& kernel : kernel_registry()) {
-    if (kernel.name == name) return kernel;
-  }
-  throw std::logic_error(std::string("no kernel ") + name);
-}
+using norm_cases::check_all_pass;
+using norm_cases::registered;
 
 const char* const kKernels[] = {"ch05_layernorm_sum_of_squares", "ch05_layernorm_welford"};
 
@@ -33,17 +26,11 @@ const char* const kKernels[] = {"ch05_layernorm_sum_of_squares", "ch05_layernorm
 const std::vector<std::int64_t> kRaggedCols{1,    2,    3,    5,    31,   33,   1023,  1025,
                                             2047, 2049, 4095, 4097, 8191, 8193, 16383, 16384};
 
-grading::Scorecard grade_and_print(const KernelEntry& kernel, const std::vector<Case>& cases) {
-  grading::Scorecard card = grading::grade(kernel, cases);
-  card.print(std::cout);
-  return card;
-}
-
 }  // namespace
 
 TEST_CASE("chapter 05 kernels match the reference over the grid", "[ch05]") {
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
+    const KernelEntry& kernel = registered(name);
     std::vector<Case> cases = grading::grid_cases(kernel, grading::kGridRows, grading::kGridCols);
     for (const Case& c : grading::grid_cases(kernel, {3, 257}, kRaggedCols)) {
       // A row of 2 to 5 random values can have a mean hundreds of times its spread: the
@@ -52,44 +39,26 @@ TEST_CASE("chapter 05 kernels match the reference over the grid", "[ch05]") {
       if (!(tiny && kernel.name == "ch05_layernorm_sum_of_squares")) cases.push_back(c);
     }
     cases.push_back(grading::small_magnitude_case(Op::layernorm, 64, 1000));
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    check_all_pass(kernel, cases);
   }
 }
 
 TEST_CASE("chapter 05: padded, misaligned and in-place rows; guard bands untouched", "[ch05]") {
-  // pad 3 on cols % 4 == 1 makes strides multiples of 4 (float4 packs with a tail); pad 1 and a
-  // misaligned base make the launcher fall back to float packs.
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
-    std::vector<Case> cases;
-    for (std::int64_t cols : {1, 33, 1025, 4097, 16381}) {
-      for (std::int64_t pad : {1, 3, 8}) {
-        for (std::int64_t misalign : {0, 1}) {
-          for (bool in_place : {false, true}) {
-            Case c = default_case(Op::layernorm, 19, cols);
-            c.pad = pad;
-            c.misalign = misalign;
-            c.in_place = in_place;
-            c.input.seed = static_cast<std::uint64_t>(cols + pad * 10 + misalign);
-            cases.push_back(c);
-          }
-        }
-      }
-    }
+    const KernelEntry& kernel = registered(name);
+    std::vector<Case> cases = norm_cases::padded_misaligned_cases(Op::layernorm);
     for (std::int64_t cols : {4096, 8192}) {
       Case c = default_case(Op::layernorm, 129, cols);
       c.in_place = true;
       cases.push_back(c);
     }
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    check_all_pass(kernel, cases);
   }
 }
 
 TEST_CASE("chapter 05: per-row mean and rstd, and null weight or bias", "[ch05]") {
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
+    const KernelEntry& kernel = registered(name);
     std::vector<Case> cases;
     for (std::int64_t cols : {1, 31, 1024, 1027, 12288}) {
       // One value has variance 0, but E[x^2] - E[x]^2 leaves the rounding error of x^2 (the
@@ -106,8 +75,7 @@ TEST_CASE("chapter 05: per-row mean and rstd, and null weight or bias", "[ch05]"
         cases.push_back(c);
       }
     }
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    check_all_pass(kernel, cases);
     // The statistics really were compared (mean and rstd reports besides y).
     CHECK(verify(kernel, cases.front()).reports.size() == 3);
   }
@@ -115,8 +83,8 @@ TEST_CASE("chapter 05: per-row mean and rstd, and null weight or bias", "[ch05]"
 
 TEST_CASE("known wrong: E[x^2] - E[x]^2 fails on shifted rows, Welford passes",
           "[ch05][known_wrong]") {
-  const KernelEntry& naive = entry("ch05_layernorm_sum_of_squares");
-  const KernelEntry& welford = entry("ch05_layernorm_welford");
+  const KernelEntry& naive = registered("ch05_layernorm_sum_of_squares");
+  const KernelEntry& welford = registered("ch05_layernorm_welford");
   for (double mean : {1e3, 1e4}) {
     for (std::int64_t cols : {1024, 1025, 4096, 8192}) {
       const Case c = grading::shifted_case(Op::layernorm, 64, cols, mean);
@@ -136,7 +104,7 @@ TEST_CASE("known wrong: E[x^2] - E[x]^2 fails on shifted rows, Welford passes",
 
 TEST_CASE("chapter 05: rows = 0 launches nothing; bad arguments are refused by name", "[ch05]") {
   for (const char* name : kKernels)
-    CHECK_NOTHROW(verify(entry(name), default_case(Op::layernorm, 0, 64)));
+    CHECK_NOTHROW(verify(registered(name), default_case(Op::layernorm, 0, 64)));
 
   float* none = nullptr;
   float* device = nullptr;
@@ -165,6 +133,6 @@ TEST_CASE("chapter 05: rows = 0 launches nothing; bad arguments are refused by n
 
   Case gemma = default_case(Op::layernorm, 4, 64);
   gemma.weight_plus_one = true;
-  CHECK_THROWS_WITH(verify(entry("ch05_layernorm_welford"), gemma),
+  CHECK_THROWS_WITH(verify(registered("ch05_layernorm_welford"), gemma),
                     Catch::Contains("'weight_plus_one'"));
 }

@@ -4,42 +4,29 @@
 // shifted rows, and bad arguments.
 #include <catch2/catch.hpp>
 
-#include <iostream>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "ch06.cuh"
 #include "grading.hpp"
+#include "norm_cases.hpp"
 #include "normlab/registry.hpp"
 
 namespace {
 
 using namespace normlab;
-
-const KernelEntry& entry(const char* name) {
-  for (const auto& kernel : kernel_registry()) {
-    if (kernel.name == name) return kernel;
-  }
-  throw std::logic_error(std::string("no kernel ") + name);
-}
+using norm_cases::check_all_pass;
+using norm_cases::registered;
 
 const char* const kKernels[] = {"ch06_add_rmsnorm_fused", "ch06_add_then_rmsnorm_unfused",
                                 "ch06_add_layernorm_fused"};
 
 const std::vector<std::int64_t> kRaggedCols{1, 2, 3, 5, 33, 1025, 2049, 4095, 8193, 16383, 16384};
 
-grading::Scorecard grade_and_print(const KernelEntry& kernel, const std::vector<Case>& cases) {
-  grading::Scorecard card = grading::grade(kernel, cases);
-  card.print(std::cout);
-  return card;
-}
-
 }  // namespace
 
 TEST_CASE("chapter 06 kernels match the reference over the grid, in place and not", "[ch06]") {
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
+    const KernelEntry& kernel = registered(name);
     std::vector<Case> cases = grading::grid_cases(kernel, grading::kGridRows, grading::kGridCols);
     for (const Case& c : grading::grid_cases(kernel, {3, 257}, kRaggedCols))
       cases.push_back(c);
@@ -50,37 +37,20 @@ TEST_CASE("chapter 06 kernels match the reference over the grid, in place and no
       c.in_place = true;
       cases.push_back(c);
     }
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    check_all_pass(kernel, cases);
   }
 }
 
 TEST_CASE("chapter 06: padded and misaligned rows; guard bands untouched", "[ch06]") {
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
-    std::vector<Case> cases;
-    for (std::int64_t cols : {1, 33, 1025, 4097, 16381}) {
-      for (std::int64_t pad : {1, 3, 8}) {
-        for (std::int64_t misalign : {0, 1}) {
-          for (bool in_place : {false, true}) {
-            Case c = default_case(kernel.op, 19, cols);
-            c.pad = pad;
-            c.misalign = misalign;
-            c.in_place = in_place;
-            c.input.seed = static_cast<std::uint64_t>(cols + pad * 10 + misalign);
-            cases.push_back(c);
-          }
-        }
-      }
-    }
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    const KernelEntry& kernel = registered(name);
+    check_all_pass(kernel, norm_cases::padded_misaligned_cases(kernel.op));
   }
 }
 
 TEST_CASE("chapter 06: statistics and null parameters", "[ch06]") {
   for (const char* name : kKernels) {
-    const KernelEntry& kernel = entry(name);
+    const KernelEntry& kernel = registered(name);
     std::vector<Case> cases;
     for (std::int64_t cols : {1, 31, 1024, 1027, 12288}) {
       for (int parameters = 0; parameters < 4; ++parameters) {
@@ -92,8 +62,7 @@ TEST_CASE("chapter 06: statistics and null parameters", "[ch06]") {
         cases.push_back(c);
       }
     }
-    const auto card = grade_and_print(kernel, cases);
-    CHECK(card.all_passed());
+    check_all_pass(kernel, cases);
     // y, the residual and the statistics (rstd; LayerNorm also the mean) were all compared.
     const std::size_t outputs = kernel.op == Op::add_layernorm ? 4 : 3;
     CHECK(verify(kernel, cases.front()).reports.size() == outputs);
@@ -101,7 +70,7 @@ TEST_CASE("chapter 06: statistics and null parameters", "[ch06]") {
 }
 
 TEST_CASE("chapter 06: fused add + LayerNorm stays accurate on shifted rows", "[ch06]") {
-  const KernelEntry& kernel = entry("ch06_add_layernorm_fused");
+  const KernelEntry& kernel = registered("ch06_add_layernorm_fused");
   for (double mean : {1e3, 1e4}) {
     for (bool in_place : {false, true}) {
       Case c = grading::shifted_case(Op::add_layernorm, 64, 4096, mean);
@@ -115,7 +84,7 @@ TEST_CASE("chapter 06: fused add + LayerNorm stays accurate on shifted rows", "[
 
 TEST_CASE("chapter 06: rows = 0 launches nothing; bad arguments are refused by name", "[ch06]") {
   for (const char* name : kKernels) {
-    CHECK_NOTHROW(verify(entry(name), default_case(entry(name).op, 0, 64)));
+    CHECK_NOTHROW(verify(registered(name), default_case(registered(name).op, 0, 64)));
   }
   float* none = nullptr;
   float* a = nullptr;
@@ -146,6 +115,6 @@ TEST_CASE("chapter 06: rows = 0 launches nothing; bad arguments are refused by n
 
   Case gemma = default_case(Op::add_rmsnorm, 4, 64);
   gemma.weight_plus_one = true;
-  CHECK_THROWS_WITH(verify(entry("ch06_add_rmsnorm_fused"), gemma),
+  CHECK_THROWS_WITH(verify(registered("ch06_add_rmsnorm_fused"), gemma),
                     Catch::Contains("'weight_plus_one'"));
 }

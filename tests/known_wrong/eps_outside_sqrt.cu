@@ -4,8 +4,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "known_wrong_ladder.hpp"
-#include "normlab/arguments.hpp"
-#include "normlab/check.hpp"
+#include "known_wrong_launch.cuh"
 
 namespace normlab::known_wrong {
 
@@ -38,17 +37,8 @@ __global__ void eps_outside_sqrt(const float* __restrict__ x, std::int64_t x_str
 }  // namespace
 
 void rmsnorm_eps_outside_sqrt(const NormCall& c, cudaStream_t stream) {
-  const char* fn = "known_wrong::rmsnorm_eps_outside_sqrt";
-  validate_shape(fn, c.rows, c.cols);
-  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
-  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
-  validate_vector(fn, "weight", c.weight);
-  validate_eps(fn, c.eps);
-  if (c.rows == 0) return;
-  eps_outside_sqrt<<<static_cast<unsigned int>(c.rows), kThreads, 0, stream>>>(
-      static_cast<const float*>(c.x), c.x_stride, static_cast<const float*>(c.weight),
-      static_cast<float*>(c.y), c.y_stride, c.cols, c.eps);
-  NORMLAB_CHECK_LAUNCH();
+  launch_row_per_block("known_wrong::rmsnorm_eps_outside_sqrt", eps_outside_sqrt, kThreads, c,
+                       stream);
 }
 
 }  // namespace normlab::known_wrong

@@ -2,7 +2,7 @@
 // 16-byte aligned but cols % 4 != 0, the last cols % 4 elements of every row are neither
 // summed nor written. (Misaligned rows take 4-byte packs, which have no tail: those pass.)
 #include "known_wrong_ladder.hpp"
-#include "normlab/arguments.hpp"
+#include "known_wrong_launch.cuh"
 #include "normlab/check.hpp"
 
 namespace normlab::known_wrong {
@@ -84,11 +84,7 @@ bool aligned(const void* p) {
 
 void rmsnorm_float4_without_tail(const NormCall& c, cudaStream_t stream) {
   const char* fn = "known_wrong::rmsnorm_float4_without_tail";
-  validate_shape(fn, c.rows, c.cols);
-  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
-  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
-  validate_vector(fn, "weight", c.weight);
-  validate_eps(fn, c.eps);
+  validate_rmsnorm_call(fn, c);
   check_argument(c.cols <= kThreads * kFloatsPerThread, fn, "cols", "must be <= 12288");
   if (c.rows == 0) return;
   const auto* x = static_cast<const float*>(c.x);

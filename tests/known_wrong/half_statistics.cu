@@ -6,7 +6,7 @@
 #include <cuda_bf16.h>
 
 #include "half_statistics.hpp"
-#include "normlab/arguments.hpp"
+#include "known_wrong_launch.cuh"
 #include "normlab/check.hpp"
 
 namespace normlab::known_wrong {
@@ -37,11 +37,7 @@ __global__ void rmsnorm_row_per_thread(const __nv_bfloat16* x, std::int64_t x_st
 template <typename Accumulator>
 void launch(const NormCall& c, cudaStream_t stream) {
   const char* fn = "known_wrong::rmsnorm_half_statistics";
-  validate_shape(fn, c.rows, c.cols);
-  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
-  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
-  validate_vector(fn, "weight", c.weight);
-  validate_eps(fn, c.eps);
+  validate_rmsnorm_call(fn, c);
   if (c.rows == 0) return;
   const auto blocks = static_cast<unsigned int>((c.rows + kThreads - 1) / kThreads);
   const auto* x = static_cast<const __nv_bfloat16*>(c.x);

@@ -2,8 +2,7 @@
 // writes to the shared array before another warp's reads of them, and nothing stops the
 // compiler from reading a level's inputs before this thread's previous level is stored.
 #include "known_wrong_ladder.hpp"
-#include "normlab/arguments.hpp"
-#include "normlab/check.hpp"
+#include "known_wrong_launch.cuh"
 
 namespace normlab::known_wrong {
 
@@ -38,17 +37,8 @@ __global__ void tree_without_barriers(const float* __restrict__ x, std::int64_t 
 }  // namespace
 
 void rmsnorm_tree_without_barriers(const NormCall& c, cudaStream_t stream) {
-  const char* fn = "known_wrong::rmsnorm_tree_without_barriers";
-  validate_shape(fn, c.rows, c.cols);
-  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
-  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
-  validate_vector(fn, "weight", c.weight);
-  validate_eps(fn, c.eps);
-  if (c.rows == 0) return;
-  tree_without_barriers<<<static_cast<unsigned int>(c.rows), kThreads, 0, stream>>>(
-      static_cast<const float*>(c.x), c.x_stride, static_cast<const float*>(c.weight),
-      static_cast<float*>(c.y), c.y_stride, c.cols, c.eps);
-  NORMLAB_CHECK_LAUNCH();
+  launch_row_per_block("known_wrong::rmsnorm_tree_without_barriers", tree_without_barriers,
+                       kThreads, c, stream);
 }
 
 }  // namespace normlab::known_wrong

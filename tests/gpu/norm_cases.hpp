@@ -1,0 +1,50 @@
+/// @file norm_cases.hpp
+/// @brief What the chapter 05 and 06 tests share: their kernels looked up by name, grading with
+/// a printed scorecard, and the padded, misaligned and in-place cases.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <iostream>
+#include <vector>
+
+#include "grading.hpp"
+#include "ladder_cases.hpp"
+#include "normlab/registry.hpp"
+#include "normlab/runner.hpp"
+
+namespace normlab::norm_cases {
+
+using ladder::registered;
+
+/// Grades @p kernel on @p cases, prints the scorecard, and checks that every case passed.
+inline void check_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
+  const grading::Scorecard card = grading::grade(kernel, cases);
+  card.print(std::cout);
+  CHECK(card.all_passed());
+}
+
+/// 19 rows of @p op, each width with pads 1, 3 and 8, aligned and misaligned by one element,
+/// out of place and in place. Pad 3 on cols % 4 == 1 makes strides multiples of 4 (float4 packs
+/// with a tail); pad 1 and a misaligned base make the launchers fall back to float packs.
+inline std::vector<Case> padded_misaligned_cases(Op op) {
+  std::vector<Case> cases;
+  for (std::int64_t cols : {1, 33, 1025, 4097, 16381}) {
+    for (std::int64_t pad : {1, 3, 8}) {
+      for (std::int64_t misalign : {0, 1}) {
+        for (bool in_place : {false, true}) {
+          Case c = default_case(op, 19, cols);
+          c.pad = pad;
+          c.misalign = misalign;
+          c.in_place = in_place;
+          c.input.seed = static_cast<std::uint64_t>(cols + pad * 10 + misalign);
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace normlab::norm_cases
