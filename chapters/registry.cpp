@@ -25,4 +25,11 @@ const std::vector<KernelEntry>& kernel_registry() {
   return entries;
 }
 
+const KernelEntry* find_kernel(std::string_view name) {
+  for (const KernelEntry& kernel : kernel_registry()) {
+    if (kernel.name == name) return &kernel;
+  }
+  return nullptr;
+}
+
 }  // namespace normlab

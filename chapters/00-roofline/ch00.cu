@@ -120,12 +120,8 @@ void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, f
                    std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                    cudaStream_t stream) {
   const char* fn = "ch00::rmsnorm_eager";
-  validate_shape(fn, rows, cols);
-  validate_tensor(fn, "x", x, rows, cols, x_stride);
-  validate_tensor(fn, "y", y, rows, cols, y_stride);
-  validate_vector(fn, "weight", weight);
-  validate_eps(fn, eps);
-  check_argument(rows < 65536 * 32768LL, fn, "rows", "must be < 2^31 (one block per row)");
+  validate_rmsnorm_arguments(fn, x, x_stride, weight, y, y_stride, rows, cols, eps);
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
 
   // Like a framework's caching allocator, the stream-ordered pool makes these cheap after

@@ -44,11 +44,7 @@ void rmsnorm_thread_per_row(const float* x, std::int64_t x_stride, const float* 
                             std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                             cudaStream_t stream) {
   const char* fn = "ch01::rmsnorm_thread_per_row";
-  validate_shape(fn, rows, cols);
-  validate_tensor(fn, "x", x, rows, cols, x_stride);
-  validate_tensor(fn, "y", y, rows, cols, y_stride);
-  validate_vector(fn, "weight", weight);
-  validate_eps(fn, eps);
+  validate_rmsnorm_arguments(fn, x, x_stride, weight, y, y_stride, rows, cols, eps);
   const std::int64_t blocks = (rows + kThreads - 1) / kThreads;
   check_argument(blocks <= kMaxBlocks, fn, "rows", "must fit in 2^31 - 1 blocks of 128 rows");
   if (rows == 0) return;

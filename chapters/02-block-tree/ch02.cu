@@ -20,8 +20,6 @@ namespace normlab::ch02 {
 
 namespace {
 
-constexpr std::int64_t kMaxBlocks = 0x7fffffff;  // the largest gridDim.x
-
 // [kernel]
 // What changed from chapter 01: a block per row, a coalesced strided loop, and a tree
 // reduction in shared memory with a barrier per level.
@@ -62,13 +60,9 @@ void rmsnorm_block_tree(const float* x, std::int64_t x_stride, const float* weig
                         std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                         int threads, cudaStream_t stream) {
   const char* fn = "ch02::rmsnorm_block_tree";
-  validate_shape(fn, rows, cols);
-  validate_tensor(fn, "x", x, rows, cols, x_stride);
-  validate_tensor(fn, "y", y, rows, cols, y_stride);
-  validate_vector(fn, "weight", weight);
-  validate_eps(fn, eps);
+  validate_rmsnorm_arguments(fn, x, x_stride, weight, y, y_stride, rows, cols, eps);
   validate_block_size(fn, threads);
-  check_argument(rows <= kMaxBlocks, fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   with_block_size(threads, [&](auto block) {
     rmsnorm_block_tree_kernel<block()><<<static_cast<unsigned int>(rows), block(), 0, stream>>>(

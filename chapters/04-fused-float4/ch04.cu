@@ -29,7 +29,6 @@ namespace normlab::ch04 {
 
 namespace {
 
-constexpr std::int64_t kMaxBlocks = 0x7fffffff;  // the largest gridDim.x
 constexpr int kWarpSize = 32;
 constexpr unsigned int kFullMask = 0xffffffffu;
 
@@ -205,12 +204,8 @@ bool rows_are_16_byte_aligned(const Rows& a) {
 // [alignment]
 
 Rows validated(const char* fn, const Rows& a) {
-  validate_shape(fn, a.rows, a.cols);
-  validate_tensor(fn, "x", a.x, a.rows, a.cols, a.x_stride);
-  validate_tensor(fn, "y", a.y, a.rows, a.cols, a.y_stride);
-  validate_vector(fn, "weight", a.weight);
-  validate_eps(fn, a.eps);
-  check_argument(a.rows <= kMaxBlocks, fn, "rows", "must be < 2^31 (one block per row)");
+  validate_rmsnorm_arguments(fn, a.x, a.x_stride, a.weight, a.y, a.y_stride, a.rows, a.cols, a.eps);
+  validate_one_block_per_row(fn, a.rows);
   return a;
 }
 

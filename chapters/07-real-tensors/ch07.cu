@@ -480,10 +480,6 @@ void launch_for_dtypes(const NormCall& call, cudaStream_t stream) {
 }
 // [dispatch]
 
-bool is_add(Op op) {
-  return op == Op::add_rmsnorm || op == Op::add_layernorm;
-}
-
 }  // namespace
 
 // [validate]

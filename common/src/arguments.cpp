@@ -46,6 +46,21 @@ void validate_alignment(const char* function, const char* name, const void* data
                      std::to_string(stride) + " elements)");
 }
 
+void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_t x_stride,
+                                const void* weight, const void* y, std::int64_t y_stride,
+                                std::int64_t rows, std::int64_t cols, float eps) {
+  validate_shape(function, rows, cols);
+  validate_tensor(function, "x", x, rows, cols, x_stride);
+  validate_tensor(function, "y", y, rows, cols, y_stride);
+  validate_vector(function, "weight", weight);
+  validate_eps(function, eps);
+}
+
+void validate_one_block_per_row(const char* function, std::int64_t rows) {
+  constexpr std::int64_t kMostBlocks = 0x7fffffff;  // the largest gridDim.x
+  check_argument(rows <= kMostBlocks, function, "rows", "must be < 2^31 (one block per row)");
+}
+
 void validate_block_size(const char* function, int threads) {
   std::string sizes;
   for (int size : kBlockSizes)

@@ -75,4 +75,16 @@ double round_to(DType dtype, double value) {
   return load_as_double(dtype, storage, 0);
 }
 
+Rounding rounding_for(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return [](double v) { return round_to(DType::f16, v); };
+    case DType::bf16:
+      return [](double v) { return round_to(DType::bf16, v); };
+    case DType::f32:
+      break;
+  }
+  return [](double v) { return round_to(DType::f32, v); };
+}
+
 }  // namespace normlab

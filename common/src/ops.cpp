@@ -7,11 +7,15 @@
 
 namespace normlab {
 
-namespace {
-bool needs_bias(Op op) {
+bool is_add(Op op) {
+  return op == Op::add_rmsnorm || op == Op::add_layernorm;
+}
+
+bool is_layernorm(Op op) {
   return op == Op::layernorm || op == Op::add_layernorm;
 }
 
+namespace {
 constexpr Op kOps[] = {
     Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,
     Op::add_layernorm, Op::rmsnorm_backward, Op::layernorm_backward};
@@ -84,7 +88,7 @@ bool KernelEntry::supports(const Shape& shape) const {
   const bool weight_dtype_ok =
       shape.weight_dtype == shape.dtype || (fp32_parameters && shape.weight_dtype == DType::f32);
   const bool parameters_ok =
-      op == Op::copy || optional_parameters || (shape.weight && (shape.bias || !needs_bias(op)));
+      op == Op::copy || optional_parameters || (shape.weight && (shape.bias || !is_layernorm(op)));
   return dtype_ok && weight_dtype_ok && parameters_ok && (max_cols == 0 || shape.cols <= max_cols);
 }
 

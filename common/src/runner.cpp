@@ -14,70 +14,12 @@
 
 namespace normlab {
 
-namespace {
-
-bool is_add(Op op) {
-  return op == Op::add_rmsnorm || op == Op::add_layernorm;
-}
-bool is_layernorm(Op op) {
-  return op == Op::layernorm || op == Op::add_layernorm;
-}
-
-// A HostMatrix on the device, its base shifted by 'misalign' elements inside a poisoned
-// allocation, so that a kernel's bad read or write lands on poison, not on a neighbour.
-class DeviceTensor {
- public:
-  DeviceTensor() = default;
-  DeviceTensor(const HostMatrix& host, std::int64_t misalign)
-      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
-        buffer_(host.bytes() + offset_) {
-    buffer_.poison();
-    upload(host);
-  }
-  void* data() const { return buffer_.data() + offset_; }
-  void upload(const HostMatrix& host) {
-    NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
-  }
-  void download(HostMatrix& host) const {
-    NORMLAB_CHECK(cudaMemcpy(host.data(), data(), host.bytes(), cudaMemcpyDeviceToHost));
-  }
-
- private:
-  std::size_t offset_ = 0;
-  DeviceBuffer<unsigned char> buffer_;
-};
-
-double round_to_f16(double v) {
-  return round_to(DType::f16, v);
-}
-double round_to_bf16(double v) {
-  return round_to(DType::bf16, v);
-}
-double round_to_f32(double v) {
-  return round_to(DType::f32, v);
-}
-
-using Rounding = double (*)(double);
-Rounding rounding_for(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-      return round_to_f16;
-    case DType::bf16:
-      return round_to_bf16;
-    case DType::f32:
-      break;
-  }
-  return round_to_f32;
-}
-
-}  // namespace
-
 struct Workspace::State {
   Case problem;
   std::int64_t stride = 0;
   HostMatrix x, residual, weight, bias;
   ReferenceForward want;
-  DeviceTensor x_device, residual_device, y_device, residual_out_device, weight_device, bias_device;
+  PlacedMatrix x_device, residual_device, y_device, residual_out_device, weight_device, bias_device;
   DeviceBuffer<float> mean_device, rstd_device;
   bool checked = false;
   HostMatrix y_out, residual_out;  // what the last check() read back
@@ -112,7 +54,7 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
     weight_values = s.weight.to_dense();
     params.weight = weight_values;
     params.weight_plus_one = c.weight_plus_one;
-    s.weight_device = DeviceTensor(s.weight, 0);
+    s.weight_device = PlacedMatrix(s.weight, 0);
   }
   if (shape.bias && is_layernorm(c.op)) {
     s.bias = HostMatrix(shape.weight_dtype, 1, shape.cols);
@@ -120,7 +62,7 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
                 {.distribution = Distribution::normal, .scale = 0.5, .seed = c.input.seed + 4});
     bias_values = s.bias.to_dense();
     params.bias = bias_values;
-    s.bias_device = DeviceTensor(s.bias, 0);
+    s.bias_device = PlacedMatrix(s.bias, 0);
   }
 
   const std::vector<double> x_dense = s.x.to_dense();
@@ -133,19 +75,19 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
     s.want = c.op == Op::add_rmsnorm
                  ? add_rmsnorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype))
                  : add_layernorm_forward(x_dense, r_dense, params, rounding_for(shape.dtype));
-    s.residual_device = DeviceTensor(s.residual, c.misalign);
+    s.residual_device = PlacedMatrix(s.residual, c.misalign);
     if (!c.in_place)
       s.residual_out_device =
-          DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
+          PlacedMatrix(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
   } else if (c.op == Op::copy) {
     s.want.y = x_dense;
   } else {
     s.want =
         c.op == Op::rmsnorm ? rmsnorm_forward(x_dense, params) : layernorm_forward(x_dense, params);
   }
-  s.x_device = DeviceTensor(s.x, c.misalign);
+  s.x_device = PlacedMatrix(s.x, c.misalign);
   if (!c.in_place || is_add(c.op)) {
-    s.y_device = DeviceTensor(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
+    s.y_device = PlacedMatrix(s.output_like(shape.dtype, shape.cols, s.stride), c.misalign);
   }
   if (c.statistics) {
     s.mean_device = DeviceBuffer<float>(static_cast<std::size_t>(shape.rows));

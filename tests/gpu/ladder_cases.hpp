@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grading.hpp"
+#include "norm_cases.hpp"
 #include "normlab/block_size.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/registry.hpp"
@@ -22,13 +23,7 @@ namespace ladder {
 using normlab::Case;
 using normlab::KernelEntry;
 
-/// The registered kernel called @p name.
-inline const KernelEntry& registered(const char* name) {
-  for (const KernelEntry& kernel : normlab::kernel_registry()) {
-    if (kernel.name == name) return kernel;
-  }
-  throw std::logic_error(std::string("no kernel ") + name + " in the registry");
-}
+using normlab::norm_cases::registered;
 
 inline Case rmsnorm_case(std::int64_t rows, std::int64_t cols, std::uint64_t seed = 1) {
   Case c = normlab::default_case(normlab::Op::rmsnorm, rows, cols);
@@ -70,13 +65,7 @@ inline Case find_case(const std::vector<Case>& cases, std::int64_t rows, std::in
   throw std::logic_error("no such case");
 }
 
-/// Grades @p kernel on @p cases, prints the scorecard, and requires every case to pass.
-inline void require_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
-  const normlab::grading::Scorecard card = normlab::grading::grade(kernel, cases);
-  card.print(std::cout);
-  INFO(card.failed_cases());
-  CHECK(card.all_passed());
-}
+using normlab::norm_cases::require_all_pass;
 
 /// Heavy-tailed rows (1% outliers of 20 to 100 sigma), padded and not, narrow and wide.
 inline std::vector<Case> heavy_tailed_cases() {

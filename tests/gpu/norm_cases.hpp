@@ -1,27 +1,36 @@
 /// @file norm_cases.hpp
-/// @brief What the chapter 05 and 06 tests share: their kernels looked up by name, grading with
-/// a printed scorecard, and the padded, misaligned and in-place cases.
+/// @brief What the chapter tests share: kernels looked up by name, grading with a printed
+/// scorecard, and (chapters 05 and 06) the padded, misaligned and in-place cases.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "grading.hpp"
-#include "ladder_cases.hpp"
 #include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
 
 namespace normlab::norm_cases {
 
-using ladder::registered;
+/// The registered kernel called @p name.
+inline const KernelEntry& registered(const char* name) {
+  const KernelEntry* kernel = find_kernel(name);
+  if (kernel == nullptr)
+    throw std::logic_error(std::string("no kernel ") + name + " in the registry");
+  return *kernel;
+}
 
-/// Grades @p kernel on @p cases, prints the scorecard, and checks that every case passed.
-inline void check_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
+/// Grades @p kernel on @p cases, prints the scorecard, and checks that every case passed
+/// (naming the failed cases).
+inline void require_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
   const grading::Scorecard card = grading::grade(kernel, cases);
   card.print(std::cout);
+  INFO(card.failed_cases());
   CHECK(card.all_passed());
 }
 

@@ -2,24 +2,19 @@
 #include <catch2/catch.hpp>
 
 #include <iostream>
-#include <stdexcept>
 
 #include "ch00.cuh"
 #include "grading.hpp"
+#include "norm_cases.hpp"
 #include "normlab/registry.hpp"
 
 namespace {
-const normlab::KernelEntry& entry(const char* name) {
-  for (const auto& kernel : normlab::kernel_registry()) {
-    if (kernel.name == name) return kernel;
-  }
-  throw std::logic_error(std::string("no kernel ") + name);
-}
+using normlab::norm_cases::registered;
 }  // namespace
 
 TEST_CASE("chapter 00 kernels match the reference over the grid", "[ch00]") {
   for (const char* name : {"ch00_copy_memcpy", "ch00_copy_kernel", "ch00_rmsnorm_eager"}) {
-    const auto& kernel = entry(name);
+    const auto& kernel = registered(name);
     auto cases = normlab::grading::grid_cases(kernel, {1, 7, 1024}, normlab::grading::kGridCols);
     if (kernel.op == normlab::Op::rmsnorm) {
       cases.push_back(normlab::grading::small_magnitude_case(kernel.op, 64, 1000));
@@ -32,7 +27,7 @@ TEST_CASE("chapter 00 kernels match the reference over the grid", "[ch00]") {
 
 TEST_CASE("strided rows keep their guard bands; rows = 0 launches nothing", "[ch00]") {
   for (const char* name : {"ch00_copy_memcpy", "ch00_rmsnorm_eager"}) {
-    const auto& kernel = entry(name);
+    const auto& kernel = registered(name);
     normlab::Case c = normlab::default_case(kernel.op, 33, 1025);
     c.pad = 7;
     const auto result = normlab::verify(kernel, c);

@@ -16,8 +16,8 @@
 namespace {
 
 using namespace normlab;
-using norm_cases::check_all_pass;
 using norm_cases::registered;
+using norm_cases::require_all_pass;
 
 const char* const kKernels[] = {"ch05_layernorm_sum_of_squares", "ch05_layernorm_welford"};
 
@@ -39,7 +39,7 @@ TEST_CASE("chapter 05 kernels match the reference over the grid", "[ch05]") {
       if (!(tiny && kernel.name == "ch05_layernorm_sum_of_squares")) cases.push_back(c);
     }
     cases.push_back(grading::small_magnitude_case(Op::layernorm, 64, 1000));
-    check_all_pass(kernel, cases);
+    require_all_pass(kernel, cases);
   }
 }
 
@@ -52,7 +52,7 @@ TEST_CASE("chapter 05: padded, misaligned and in-place rows; guard bands untouch
       c.in_place = true;
       cases.push_back(c);
     }
-    check_all_pass(kernel, cases);
+    require_all_pass(kernel, cases);
   }
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("chapter 05: per-row mean and rstd, and null weight or bias", "[ch05]"
         cases.push_back(c);
       }
     }
-    check_all_pass(kernel, cases);
+    require_all_pass(kernel, cases);
     // The statistics really were compared (mean and rstd reports besides y).
     CHECK(verify(kernel, cases.front()).reports.size() == 3);
   }

@@ -14,8 +14,8 @@
 namespace {
 
 using namespace normlab;
-using norm_cases::check_all_pass;
 using norm_cases::registered;
+using norm_cases::require_all_pass;
 
 const char* const kKernels[] = {"ch06_add_rmsnorm_fused", "ch06_add_then_rmsnorm_unfused",
                                 "ch06_add_layernorm_fused"};
@@ -37,14 +37,14 @@ TEST_CASE("chapter 06 kernels match the reference over the grid, in place and no
       c.in_place = true;
       cases.push_back(c);
     }
-    check_all_pass(kernel, cases);
+    require_all_pass(kernel, cases);
   }
 }
 
 TEST_CASE("chapter 06: padded and misaligned rows; guard bands untouched", "[ch06]") {
   for (const char* name : kKernels) {
     const KernelEntry& kernel = registered(name);
-    check_all_pass(kernel, norm_cases::padded_misaligned_cases(kernel.op));
+    require_all_pass(kernel, norm_cases::padded_misaligned_cases(kernel.op));
   }
 }
 
@@ -62,7 +62,7 @@ TEST_CASE("chapter 06: statistics and null parameters", "[ch06]") {
         cases.push_back(c);
       }
     }
-    check_all_pass(kernel, cases);
+    require_all_pass(kernel, cases);
     // y, the residual and the statistics (rstd; LayerNorm also the mean) were all compared.
     const std::size_t outputs = kernel.op == Op::add_layernorm ? 4 : 3;
     CHECK(verify(kernel, cases.front()).reports.size() == outputs);

@@ -14,6 +14,7 @@
 #include "ch07.cuh"
 #include "ch07_cases.hpp"
 #include "grading.hpp"
+#include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/reference.hpp"
 #include "normlab/registry.hpp"
@@ -34,13 +35,6 @@ constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},
                               {DType::bf16, DType::bf16},
                               {DType::bf16, DType::f32}};
 
-bool is_add(Op op) {
-  return op == Op::add_rmsnorm || op == Op::add_layernorm;
-}
-bool is_layernorm(Op op) {
-  return op == Op::layernorm || op == Op::add_layernorm;
-}
-
 const KernelEntry& entry(Op op) {
   for (const KernelEntry& kernel : kernel_registry()) {
     if (kernel.chapter == 7 && kernel.op == op) return kernel;
@@ -55,31 +49,7 @@ Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint6
   return c;
 }
 
-void require_all_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
-  const grading::Scorecard card = grading::grade(kernel, cases);
-  card.print(std::cout);
-  CHECK(card.all_passed());
-}
-
-// A tensor placed on the device by hand, its base shifted by misalign elements inside a
-// poisoned allocation: the runner gives every tensor one stride and one shift, this does not.
-class Placed {
- public:
-  Placed(const HostMatrix& host, std::int64_t misalign)
-      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
-        buffer_(host.bytes() + offset_) {
-    buffer_.poison();
-    NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
-  }
-  void* data() const { return buffer_.data() + offset_; }
-  void read(HostMatrix& host) const {
-    NORMLAB_CHECK(cudaMemcpy(host.data(), data(), host.bytes(), cudaMemcpyDeviceToHost));
-  }
-
- private:
-  std::size_t offset_;
-  DeviceBuffer<unsigned char> buffer_;
-};
+using norm_cases::require_all_pass;
 
 struct Layout {
   std::int64_t pad = 0;       // guard elements after each row
@@ -96,37 +66,11 @@ struct HandCase {
   std::uint64_t seed = 1;
 };
 
-struct HandResult {
+// The comparisons (CaseResult), with what was compared.
+struct HandResult : CaseResult {
   HostMatrix y, h;
   ReferenceForward want;
-  std::vector<CompareReport> reports;
-  bool passed() const {
-    for (const CompareReport& r : reports) {
-      if (!r.passed()) return false;
-    }
-    return true;
-  }
-  std::string describe() const {
-    std::string out;
-    for (const CompareReport& r : reports)
-      out += r.describe() + "\n";
-    return out;
-  }
 };
-
-double round_f16(double v) {
-  return round_to(DType::f16, v);
-}
-double round_bf16(double v) {
-  return round_to(DType::bf16, v);
-}
-double round_f32(double v) {
-  return round_to(DType::f32, v);
-}
-using Rounding = double (*)(double);
-Rounding rounding_for(DType dtype) {
-  return dtype == DType::f16 ? round_f16 : dtype == DType::bf16 ? round_bf16 : round_f32;
-}
 
 // Runs chapter 07 on a case whose tensors each have their own stride and alignment, and
 // compares y (and h) with the float64 reference; @p residual_rounding rounds h in the
@@ -147,6 +91,10 @@ HandResult run_by_hand(const HandCase& hc, Rounding residual_rounding) {
   if (is_layernorm(hc.op)) params.bias = bs;
 
   HandResult result;
+  result.kernel = "ch07::forward";
+  result.case_description = std::string(name_of(hc.op)) + " " + name_of(dtype) + " " +
+                            std::to_string(hc.rows) + " x " + std::to_string(hc.cols) +
+                            " with a stride and alignment per tensor";
   switch (hc.op) {
     case Op::rmsnorm:
       result.want = rmsnorm_forward(xs, params);
@@ -165,9 +113,10 @@ HandResult run_by_hand(const HandCase& hc, Rounding residual_rounding) {
   result.y = HostMatrix(dtype, hc.rows, hc.cols, hc.cols + hc.y.pad);
   const Layout& h_layout = hc.residual_in_place ? hc.residual : hc.residual_out;
   result.h = HostMatrix(dtype, hc.rows, hc.cols, hc.cols + h_layout.pad);
-  const Placed x_device(x, hc.x.misalign), r_device(r, hc.residual.misalign);
-  const Placed w_device(w, hc.weight_misalign), b_device(b, hc.weight_misalign);
-  const Placed y_device(result.y, hc.y.misalign), h_device(result.h, hc.residual_out.misalign);
+  const PlacedMatrix x_device(x, hc.x.misalign), r_device(r, hc.residual.misalign);
+  const PlacedMatrix w_device(w, hc.weight_misalign), b_device(b, hc.weight_misalign);
+  const PlacedMatrix y_device(result.y, hc.y.misalign),
+      h_device(result.h, hc.residual_out.misalign);
 
   NormCall call{.op = hc.op,
                 .dtype = dtype,
@@ -191,10 +140,10 @@ HandResult run_by_hand(const HandCase& hc, Rounding residual_rounding) {
   NORMLAB_CHECK(cudaDeviceSynchronize());
 
   const Tolerance tolerance = tolerance_for(dtype);
-  y_device.read(result.y);
+  y_device.download(result.y);
   result.reports.push_back(compare(result.y, result.want.y, tolerance, "y"));
   if (is_add(hc.op)) {
-    (hc.residual_in_place ? r_device : h_device).read(result.h);
+    (hc.residual_in_place ? r_device : h_device).download(result.h);
     result.reports.push_back(
         compare(result.h, result.want.residual, tolerance, "residual", !hc.residual_in_place));
   }
@@ -453,7 +402,7 @@ TEST_CASE("rows = 0 succeeds; a refused call writes nothing", "[ch07]") {
   // eps < 0 is refused: the poisoned output must still be poison (nothing was launched).
   HostMatrix x(DType::bf16, 4, 64), y(DType::bf16, 4, 64);
   fill_random(x, {});
-  const Placed x_device(x, 0), y_device(y, 0);
+  const PlacedMatrix x_device(x, 0), y_device(y, 0);
   NormCall call{.op = Op::rmsnorm,
                 .dtype = DType::bf16,
                 .weight_dtype = DType::bf16,
@@ -466,7 +415,7 @@ TEST_CASE("rows = 0 succeeds; a refused call writes nothing", "[ch07]") {
   call.y_stride = 64;
   CHECK_THROWS_WITH(ch07::forward(call, nullptr), Catch::Contains("'eps'"));
   NORMLAB_CHECK(cudaDeviceSynchronize());
-  y_device.read(y);
+  y_device.download(y);
   CHECK(y.is_poison(0, 0));
   CHECK(y.is_poison(3, 63));
 }

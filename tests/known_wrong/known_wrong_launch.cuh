@@ -14,11 +14,7 @@ namespace normlab::known_wrong {
 
 /// Refuses a bad shape, x, y, weight or eps by name; @p fn names the launcher in the message.
 inline void validate_rmsnorm_call(const char* fn, const NormCall& c) {
-  validate_shape(fn, c.rows, c.cols);
-  validate_tensor(fn, "x", c.x, c.rows, c.cols, c.x_stride);
-  validate_tensor(fn, "y", c.y, c.rows, c.cols, c.y_stride);
-  validate_vector(fn, "weight", c.weight);
-  validate_eps(fn, c.eps);
+  validate_rmsnorm_arguments(fn, c.x, c.x_stride, c.weight, c.y, c.y_stride, c.rows, c.cols, c.eps);
 }
 
 /// An fp32 RMSNorm kernel that normalizes row blockIdx.x.

@@ -130,7 +130,7 @@ CheckOptions parse(int argc, char** argv, int first) {
     refuse("--row-stride", "must be >= --cols (got " + std::to_string(*row_stride) + " < " +
                                std::to_string(*cols) + ")");
   }
-  const bool layernorm = *op == Op::layernorm || *op == Op::add_layernorm;
+  const bool layernorm = is_layernorm(*op);
   if (bias && !layernorm) refuse("--bias", "needs --op layernorm or add_layernorm");
   if (c.weight_plus_one && no_weight) refuse("--gemma", "scales by (1 + w) and needs a weight");
   c.op = *op;
@@ -150,14 +150,14 @@ const KernelEntry& choose_kernel(const CheckOptions& options) {
   const Case& c = options.problem;
   const std::string name =
       options.kernel.empty() ? std::string("ch07_") + name_of(c.op) : options.kernel;
-  for (const KernelEntry& kernel : kernel_registry()) {
-    if (kernel.name != name) continue;
-    if (kernel.op != c.op || !kernel.supports(c.shape)) {
-      refuse("--kernel", "names " + name + ", which does not support " + c.describe());
-    }
-    return kernel;
+  const KernelEntry* kernel = find_kernel(name);
+  if (kernel == nullptr) {
+    refuse("--kernel", "names no registered kernel ('" + name + "'; see normlab list)");
   }
-  refuse("--kernel", "names no registered kernel ('" + name + "'; see normlab list)");
+  if (kernel->op != c.op || !kernel->supports(c.shape)) {
+    refuse("--kernel", "names " + name + ", which does not support " + c.describe());
+  }
+  return *kernel;
 }
 
 std::string json_string(const std::string& text) {

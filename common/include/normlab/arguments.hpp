@@ -19,6 +19,13 @@ void validate_eps(const char* function, float eps);
 /// @p data is a multiple of @p alignment bytes and @p stride * @p element_bytes is too.
 void validate_alignment(const char* function, const char* name, const void* data,
                         std::int64_t stride, std::size_t element_bytes, std::size_t alignment);
+/// The checks of every fp32 RMSNorm launcher: the shape, x and y (non-null when rows > 0,
+/// stride >= cols), the weight (non-null) and eps.
+void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_t x_stride,
+                                const void* weight, const void* y, std::int64_t y_stride,
+                                std::int64_t rows, std::int64_t cols, float eps);
+/// rows fits the grid of a launch with one block per row (gridDim.x < 2^31).
+void validate_one_block_per_row(const char* function, std::int64_t rows);
 /// @p threads is one of kBlockSizes (block_size.hpp).
 void validate_block_size(const char* function, int threads);
 

@@ -1,5 +1,6 @@
 /// @file buffer.hpp
-/// @brief Move-only owners of device and pinned host memory, with a poison fill.
+/// @brief Move-only owners of device and pinned host memory, with a poison fill, and a host
+/// matrix placed on the device inside a poisoned allocation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "normlab/check.hpp"
+#include "normlab/host_matrix.hpp"
 
 namespace normlab {
 
@@ -89,6 +91,33 @@ class PinnedBuffer {
  private:
   T* data_ = nullptr;
   std::size_t count_ = 0;
+};
+
+/// A HostMatrix copied to the device, its base shifted by @p misalign elements inside a
+/// poisoned allocation, so that a kernel's bad read or write lands on poison, not on a
+/// neighbour.
+class PlacedMatrix {
+ public:
+  PlacedMatrix() = default;
+  PlacedMatrix(const HostMatrix& host, std::int64_t misalign)
+      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
+        buffer_(host.bytes() + offset_) {
+    buffer_.poison();
+    upload(host);
+  }
+  void* data() const { return buffer_.data() + offset_; }
+  /// Copies @p host (of the shape this was made from) to the device (synchronous).
+  void upload(const HostMatrix& host) {
+    NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
+  }
+  /// Copies the device data into @p host (synchronous).
+  void download(HostMatrix& host) const {
+    NORMLAB_CHECK(cudaMemcpy(host.data(), data(), host.bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  std::size_t offset_ = 0;
+  DeviceBuffer<unsigned char> buffer_;
 };
 
 }  // namespace normlab

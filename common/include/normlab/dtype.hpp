@@ -27,4 +27,10 @@ void store_from_double(DType dtype, void* data, std::size_t index, double value)
 /// Rounds @p value to @p dtype and back: what a tensor of that type can hold.
 double round_to(DType dtype, double value);
 
+/// A function that rounds a double as round_to does for one dtype (the references take one to
+/// round an intermediate, such as the residual h, to what the kernel stores).
+using Rounding = double (*)(double);
+/// round_to for @p dtype, as a Rounding.
+Rounding rounding_for(DType dtype);
+
 }  // namespace normlab

@@ -19,6 +19,11 @@ enum class Op {
   layernorm_backward,  ///< dx, dw, db from dy, x, w, mean, rstd
 };
 
+/// Whether @p op adds a residual first (and writes h = x + r back).
+bool is_add(Op op);
+/// Whether @p op centres its rows (LayerNorm, with or without the residual add).
+bool is_layernorm(Op op);
+
 /// "copy", "rmsnorm", "layernorm", "add_rmsnorm", ...
 const char* name_of(Op op);
 /// Inverse of name_of; throws std::invalid_argument naming @p argument.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "normlab/dtype.hpp"
@@ -68,5 +69,7 @@ struct KernelEntry {
 /// Every registered kernel in chapter order. Defined in chapters/registry.cpp (library
 /// normlab_kernels): adding a chapter adds its kernels there.
 const std::vector<KernelEntry>& kernel_registry();
+/// The registered kernel called @p name, or nullptr. Defined beside kernel_registry().
+const KernelEntry* find_kernel(std::string_view name);
 
 }  // namespace normlab
