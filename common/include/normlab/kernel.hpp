@@ -1,0 +1,103 @@
+/// @file kernel.hpp
+/// @brief What a registered kernel is: the type-erased call it receives, what it declares it
+/// can take, and its entry. The list of entries lives with the chapters (chapters/registry.hpp).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "normlab/dtype.hpp"
+#include "normlab/ops.hpp"
+
+namespace normlab {
+
+struct Case;  // runner.hpp
+
+/// Type-erased arguments of one call. Pointers are device pointers, strides are in elements.
+/// Each op reads the fields it needs and ignores the rest.
+struct NormCall {
+  Op op = Op::rmsnorm;
+  DType dtype = DType::f32;         ///< x, residual, y, residual_out, dy, dx, dresidual
+  DType weight_dtype = DType::f32;  ///< weight, bias, dweight, dbias
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  float eps = 1e-5f;
+
+  // Forward.
+  const void* x = nullptr;
+  std::int64_t x_stride = 0;
+  const void* residual = nullptr;  ///< add + norm: the residual r
+  std::int64_t residual_stride = 0;
+  void* y = nullptr;
+  std::int64_t y_stride = 0;
+  void* residual_out = nullptr;  ///< add + norm: h = x + r (may equal residual: in place)
+  std::int64_t residual_out_stride = 0;
+
+  const void* weight = nullptr;  ///< cols elements, or null for none
+  const void* bias = nullptr;    ///< cols elements, or null for none
+  bool weight_plus_one = false;  ///< scale by (1 + w) (Gemma-style)
+
+  float* mean = nullptr;  ///< optional output: per-row mean (LayerNorm)
+  float* rstd = nullptr;  ///< optional output: per-row 1 / sqrt(variance or mean square + eps)
+
+  // Backward (the *_backward ops). x, weight and weight_plus_one are read as in the forward.
+  const void* dy = nullptr;  ///< gradient of y
+  std::int64_t dy_stride = 0;
+  const void* dresidual = nullptr;  ///< optional: gradient reaching h through residual_out,
+  std::int64_t dresidual_stride = 0;  ///< added into dx (fused add + norm backward)
+  void* dx = nullptr;  ///< gradient of x (for add + norm also of the residual)
+  std::int64_t dx_stride = 0;
+  void* dweight = nullptr;  ///< cols elements in weight_dtype, or null when there is no weight
+  void* dbias = nullptr;    ///< cols elements in weight_dtype, or null when there is no bias
+  const float* saved_mean = nullptr;  ///< per-row mean saved by the forward (LayerNorm)
+  const float* saved_rstd = nullptr;  ///< per-row rstd saved by the forward
+
+  void* scratch = nullptr;  ///< KernelEntry::scratch_bytes bytes, 256-byte aligned, unset
+  std::size_t scratch_bytes = 0;
+};
+
+/// Enqueues one call on a stream; validates the arguments and checks the launch.
+using Launcher = std::function<void(const NormCall&, cudaStream_t)>;
+
+/// Everything a kernel can take. The harness refuses a case outside it by name instead of
+/// running it (KernelEntry::refusal).
+struct Capabilities {
+  std::vector<DType> dtypes{DType::f32};  ///< dtypes of x (and every activation)
+  bool fp32_parameters = false;      ///< fp32 weight and bias with fp16 / bf16 activations
+  bool optional_parameters = false;  ///< a null weight (and bias)
+  bool weight_plus_one = false;      ///< scales by (1 + w)
+  bool in_place = false;             ///< y may alias x (add + norm: residual_out the residual)
+  bool strided = true;               ///< row strides other than cols
+  /// Bytes every pointer and row start must be aligned to; 0 means the element size (the
+  /// kernel checks alignment and falls back to narrower accesses itself).
+  int alignment_bytes = 0;
+  std::int64_t max_cols = 0;  ///< widest row; 0 for any
+  std::int64_t max_rows = 0;  ///< most rows; 0 for any
+  bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
+};
+
+/// One registered kernel.
+struct KernelEntry {
+  std::string name;     ///< unique, e.g. "ch04_rmsnorm_fused_float4"
+  int chapter = 0;      ///< the chapter that teaches it
+  std::string summary;  ///< what it does, in a few words
+  Op op = Op::rmsnorm;
+  Capabilities can;
+  Launcher launch;
+  /// Scratch bytes a call on a rows x cols shape needs (NormCall::scratch); empty for none.
+  std::function<std::size_t(const Shape&)> scratch_bytes;
+  bool baseline = false;        ///< the eager baseline speed-ups are measured against
+  bool default_for_op = false;  ///< the kernel `normlab check` uses for its op
+
+  /// Empty when this kernel can run @p c; otherwise what it lacks, in words
+  /// ("no (1 + w)", "not in place", "needs 16-byte alignment", ...).
+  std::string refusal(const Case& c) const;
+  bool supports(const Case& c) const { return refusal(c).empty(); }
+};
+
+}  // namespace normlab
