@@ -19,10 +19,11 @@
 #include "ch03.cuh"
 #include "normlab/block_size.hpp"
 #include "normlab/device.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/roofline.hpp"
 #include "normlab/runner.hpp"
 #include "normlab/timing.hpp"
+#include "registry.hpp"
 
 namespace {
 
@@ -87,7 +88,7 @@ void run(benchmark::State& state, const normlab::KernelEntry* kernel, normlab::C
     state.SetIterationTime(ms * 1e-3);
     total_ms += ms;
   }
-  const double bytes = kernel->bytes(c.shape);
+  const double bytes = normlab::bytes_moved(kernel->op, c.shape);
   const double mean_ms = total_ms / static_cast<double>(state.iterations());
   const double gbps = normlab::gigabytes_per_second(bytes, mean_ms);
   state.counters["GB/s"] = gbps;
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
   for (const BenchShape& s : kShapes) {
     for (const normlab::KernelEntry* kernel : by_op) {
       const normlab::Case c = normlab::default_case(kernel->op, s.rows, s.cols, s.dtype);
-      if (!kernel->supports(c.shape)) continue;
+      if (!kernel->supports(c)) continue;
       register_benchmark(kernel->name + "/" + shape_name(s), kernel, c);
     }
   }

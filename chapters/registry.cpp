@@ -1,6 +1,6 @@
 // The kernel registry: tour, tests and benchmarks iterate over this one list.
 // Adding a chapter adds its header and one line below.
-#include "normlab/registry.hpp"
+#include "registry.hpp"
 #include "ch00.cuh"
 #include "ch01.cuh"
 #include "ch02.cuh"
@@ -23,6 +23,13 @@ const std::vector<KernelEntry>& kernel_registry() {
     return all;
   }();
   return entries;
+}
+
+const KernelEntry* default_kernel(Op op) {
+  for (const KernelEntry& kernel : kernel_registry()) {
+    if (kernel.op == op && kernel.default_for_op) return &kernel;
+  }
+  return nullptr;
 }
 
 const KernelEntry* find_kernel(std::string_view name) {

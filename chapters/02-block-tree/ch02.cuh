@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::ch02 {
 

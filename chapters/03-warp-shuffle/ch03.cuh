@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::ch03 {
 

@@ -140,18 +140,15 @@ KernelEntry layernorm_entry(const char* name, const char* summary, LayerNormLaun
           .chapter = 5,
           .summary = summary,
           .op = Op::layernorm,
-          .launch =
-              [name, launcher](const NormCall& c, cudaStream_t s) {
-                check_argument(!c.weight_plus_one, name, "weight_plus_one",
-                               "is not supported (chapter 07 adds the 1 + w form)");
-                launcher(static_cast<const float*>(c.x), c.x_stride,
-                         static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
-                         static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols,
-                         c.eps, s);
-              },
-          .max_cols = kMaxCols,
-          .optional_parameters = true,
-          .writes_statistics = true};
+          .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
+          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
+            check_argument(!c.weight_plus_one, name, "weight_plus_one",
+                           "is not supported (chapter 07 adds the 1 + w form)");
+            launcher(static_cast<const float*>(c.x), c.x_stride,
+                     static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
+                     static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols, c.eps,
+                     s);
+          }};
 }
 
 }  // namespace

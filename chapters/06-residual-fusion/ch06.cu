@@ -233,18 +233,15 @@ KernelEntry add_rmsnorm_entry(const char* name, const char* summary, AddRmsNormL
           .chapter = 6,
           .summary = summary,
           .op = Op::add_rmsnorm,
-          .launch =
-              [name, launcher](const NormCall& c, cudaStream_t s) {
-                refuse_weight_plus_one(c, name);
-                launcher(static_cast<const float*>(c.x), c.x_stride,
-                         static_cast<const float*>(c.residual), c.residual_stride,
-                         static_cast<float*>(c.residual_out), c.residual_out_stride,
-                         static_cast<const float*>(c.weight), static_cast<float*>(c.y), c.y_stride,
-                         c.rstd, c.rows, c.cols, c.eps, s);
-              },
-          .max_cols = kMaxCols,
-          .optional_parameters = true,
-          .writes_statistics = true};
+          .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
+          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
+            refuse_weight_plus_one(c, name);
+            launcher(static_cast<const float*>(c.x), c.x_stride,
+                     static_cast<const float*>(c.residual), c.residual_stride,
+                     static_cast<float*>(c.residual_out), c.residual_out_stride,
+                     static_cast<const float*>(c.weight), static_cast<float*>(c.y), c.y_stride,
+                     c.rstd, c.rows, c.cols, c.eps, s);
+          }};
 }
 
 }  // namespace
@@ -256,24 +253,20 @@ std::vector<KernelEntry> kernels() {
   entries.push_back(add_rmsnorm_entry("ch06_add_then_rmsnorm_unfused",
                                       "add kernel, then RMSNorm kernel reading h back",
                                       &add_then_rmsnorm));
-  entries.push_back({.name = "ch06_add_layernorm_fused",
-                     .chapter = 6,
-                     .summary = "h = x + r and Welford LayerNorm in one pass, h written once",
-                     .op = Op::add_layernorm,
-                     .launch =
-                         [](const NormCall& c, cudaStream_t s) {
-                           refuse_weight_plus_one(c, "ch06_add_layernorm_fused");
-                           add_layernorm(static_cast<const float*>(c.x), c.x_stride,
-                                         static_cast<const float*>(c.residual), c.residual_stride,
-                                         static_cast<float*>(c.residual_out), c.residual_out_stride,
-                                         static_cast<const float*>(c.weight),
-                                         static_cast<const float*>(c.bias),
-                                         static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd,
-                                         c.rows, c.cols, c.eps, s);
-                         },
-                     .max_cols = kMaxCols,
-                     .optional_parameters = true,
-                     .writes_statistics = true});
+  entries.push_back(
+      {.name = "ch06_add_layernorm_fused",
+       .chapter = 6,
+       .summary = "h = x + r and Welford LayerNorm in one pass, h written once",
+       .op = Op::add_layernorm,
+       .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
+       .launch = [](const NormCall& c, cudaStream_t s) {
+         refuse_weight_plus_one(c, "ch06_add_layernorm_fused");
+         add_layernorm(
+             static_cast<const float*>(c.x), c.x_stride, static_cast<const float*>(c.residual),
+             c.residual_stride, static_cast<float*>(c.residual_out), c.residual_out_stride,
+             static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
+             static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols, c.eps, s);
+       }});
   return entries;
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ch05.cuh"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::ch06 {
 

@@ -545,11 +545,14 @@ std::vector<KernelEntry> kernels() {
                        .chapter = 7,
                        .summary = op.summary,
                        .op = op.op,
-                       .dtypes = {DType::f32, DType::f16, DType::bf16},
+                       .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
+                               .fp32_parameters = true,
+                               .optional_parameters = true,
+                               .weight_plus_one = true,
+                               .in_place = true,
+                               .writes_statistics = true},
                        .launch = forward,
-                       .optional_parameters = true,
-                       .fp32_parameters = true,
-                       .writes_statistics = true});
+                       .default_for_op = true});
   }
   return entries;
 }

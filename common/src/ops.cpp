@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab {
 
@@ -76,20 +76,5 @@ double bytes_moved(Op op, const Shape& s) {
   return 0.0;
 }
 // [bytes_model]
-
-double KernelEntry::bytes(const Shape& shape) const {
-  return bytes_model ? bytes_model(shape) : bytes_moved(op, shape);
-}
-
-bool KernelEntry::supports(const Shape& shape) const {
-  bool dtype_ok = false;
-  for (DType d : dtypes)
-    dtype_ok = dtype_ok || d == shape.dtype;
-  const bool weight_dtype_ok =
-      shape.weight_dtype == shape.dtype || (fp32_parameters && shape.weight_dtype == DType::f32);
-  const bool parameters_ok =
-      op == Op::copy || optional_parameters || (shape.weight && (shape.bias || !is_layernorm(op)));
-  return dtype_ok && weight_dtype_ok && parameters_ok && (max_cols == 0 || shape.cols <= max_cols);
-}
 
 }  // namespace normlab

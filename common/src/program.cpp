@@ -44,8 +44,8 @@ std::vector<const KernelEntry*> select_kernels(const std::vector<KernelEntry>& k
                                                const ProgramOptions& options) {
   std::vector<const KernelEntry*> chosen;
   for (const KernelEntry& kernel : kernels) {
-    const Shape shape = default_case(kernel.op, options.rows, options.cols, options.dtype).shape;
-    if (kernel.name.find(options.filter) != std::string::npos && kernel.supports(shape)) {
+    const Case c = default_case(kernel.op, options.rows, options.cols, options.dtype);
+    if (kernel.name.find(options.filter) != std::string::npos && kernel.supports(c)) {
       chosen.push_back(&kernel);
     }
   }

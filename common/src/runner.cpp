@@ -97,6 +97,35 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
 
 Workspace::~Workspace() = default;
 
+std::string KernelEntry::refusal(const Case& c) const {
+  const Shape& s = c.shape;
+  if (op != c.op) return std::string("runs ") + name_of(op) + ", not " + name_of(c.op);
+  bool dtype_ok = false;
+  for (DType d : can.dtypes)
+    dtype_ok = dtype_ok || d == s.dtype;
+  if (!dtype_ok) return std::string("no ") + name_of(s.dtype) + " tensors";
+  if (op != Op::copy && s.weight_dtype != s.dtype &&
+      !(can.fp32_parameters && s.weight_dtype == DType::f32))
+    return std::string("no ") + name_of(s.weight_dtype) + " parameters with " + name_of(s.dtype) +
+           " tensors";
+  if (op != Op::copy && !can.optional_parameters && (!s.weight || (is_layernorm(op) && !s.bias)))
+    return "needs a weight" + std::string(is_layernorm(op) ? " and a bias" : "");
+  if (can.max_cols != 0 && s.cols > can.max_cols)
+    return "rows wider than " + std::to_string(can.max_cols);
+  if (can.max_rows != 0 && s.rows > can.max_rows)
+    return "more than " + std::to_string(can.max_rows) + " rows";
+  if (c.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";
+  if (c.in_place && !can.in_place) return "not in place";
+  if (c.pad != 0 && !can.strided) return "no row stride other than cols";
+  if (can.alignment_bytes != 0) {
+    const std::int64_t element = size_of(s.dtype);
+    if ((c.misalign * element) % can.alignment_bytes != 0 ||
+        ((s.cols + c.pad) * element) % can.alignment_bytes != 0)
+      return "needs rows aligned to " + std::to_string(can.alignment_bytes) + " bytes";
+  }
+  return {};
+}
+
 const Case& Workspace::problem() const noexcept {
   return state_->problem;
 }
@@ -125,7 +154,7 @@ NormCall Workspace::State::call_for(const KernelEntry& kernel) const {
   call.weight = c.shape.weight ? s.weight_device.data() : nullptr;
   call.bias = c.shape.bias ? s.bias_device.data() : nullptr;
   call.weight_plus_one = c.weight_plus_one;
-  if (c.statistics && kernel.writes_statistics) {
+  if (c.statistics && kernel.can.writes_statistics) {
     call.mean = is_layernorm(c.op) ? s.mean_device.data() : nullptr;
     call.rstd = s.rstd_device.data();
   }
@@ -135,9 +164,10 @@ NormCall Workspace::State::call_for(const KernelEntry& kernel) const {
 namespace {
 
 void require_support(const KernelEntry& kernel, const Case& c) {
-  if (kernel.op != c.op || !kernel.supports(c.shape)) {
-    throw std::invalid_argument("kernel " + kernel.name + " does not support the case " +
-                                c.describe());
+  const std::string refusal = kernel.refusal(c);
+  if (!refusal.empty()) {
+    throw std::invalid_argument("kernel " + kernel.name + " refuses " + c.describe() + ": " +
+                                refusal);
   }
 }
 
@@ -194,7 +224,7 @@ Measurement Workspace::time(const KernelEntry& kernel, const TimingOptions& opti
   const NormCall call = state_->call_for(kernel);
   Measurement m;
   m.timing = time_on_device([&](cudaStream_t stream) { kernel.launch(call, stream); }, options);
-  m.bytes = kernel.bytes(state_->problem.shape);
+  m.bytes = bytes_moved(kernel.op, state_->problem.shape);
   m.gbps = gigabytes_per_second(m.bytes, m.timing.median_ms);
   m.percent_of_roof = percent_of_copy_roof(m.gbps);
   return m;

@@ -5,7 +5,8 @@
 #include <set>
 #include <string>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
+#include "registry.hpp"
 
 TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive bytes model",
           "[registry]") {
@@ -14,15 +15,15 @@ TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive byte
     INFO(kernel.name);
     CHECK(names.insert(kernel.name).second);
     CHECK(kernel.launch);
-    CHECK_FALSE(kernel.dtypes.empty());
+    CHECK_FALSE(kernel.can.dtypes.empty());
     CHECK_FALSE(kernel.summary.empty());
     const normlab::Shape shape{.rows = 4,
                                .cols = 64,
-                               .dtype = kernel.dtypes.front(),
-                               .weight_dtype = kernel.dtypes.front(),
+                               .dtype = kernel.can.dtypes.front(),
+                               .weight_dtype = kernel.can.dtypes.front(),
                                .weight = true,
                                .bias = true};
-    CHECK(kernel.bytes(shape) > 0.0);
+    CHECK(normlab::bytes_moved(kernel.op, shape) > 0.0);
     const std::string prefix =
         "ch" + std::string(kernel.chapter < 10 ? "0" : "") + std::to_string(kernel.chapter) + "_";
     CHECK(kernel.name.rfind(prefix, 0) == 0);

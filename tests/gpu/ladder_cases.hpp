@@ -15,7 +15,7 @@
 #include "norm_cases.hpp"
 #include "normlab/block_size.hpp"
 #include "normlab/buffer.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/runner.hpp"
 
 namespace ladder {

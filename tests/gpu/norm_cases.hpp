@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "grading.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/runner.hpp"
+#include "registry.hpp"
 
 namespace normlab::norm_cases {
 

@@ -6,7 +6,7 @@
 #include "ch00.cuh"
 #include "grading.hpp"
 #include "norm_cases.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace {
 using normlab::norm_cases::registered;

@@ -11,7 +11,7 @@
 #include "ch05.cuh"
 #include "grading.hpp"
 #include "norm_cases.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "ch06.cuh"
 #include "grading.hpp"
 #include "norm_cases.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace {
 

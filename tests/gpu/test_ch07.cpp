@@ -16,8 +16,9 @@
 #include "grading.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/reference.hpp"
-#include "normlab/registry.hpp"
+#include "registry.hpp"
 
 namespace {
 

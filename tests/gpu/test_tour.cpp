@@ -1,8 +1,9 @@
 // The tour's table on a small problem: every registered kernel verifies, speed-ups are filled.
 #include <catch2/catch.hpp>
 
+#include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
-#include "normlab/registry.hpp"
+#include "registry.hpp"
 
 TEST_CASE("the tour verifies every registered kernel and relates it to the baseline", "[tour]") {
   normlab::ProgramOptions options;

@@ -19,13 +19,12 @@ KernelEntry exercise_kernel() {
           .chapter = 4,
           .summary = "RMSNorm, row in registers, float4 body and scalar tail",
           .op = Op::rmsnorm,
-          .launch =
-              [](const NormCall& c, cudaStream_t stream) {
-                ex04::rmsnorm(static_cast<const float*>(c.x), c.x_stride,
-                              static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                              c.y_stride, c.rows, c.cols, c.eps, stream);
-              },
-          .max_cols = ex04::kMaxCols};
+          .can = {.max_cols = ex04::kMaxCols},
+          .launch = [](const NormCall& c, cudaStream_t stream) {
+            ex04::rmsnorm(static_cast<const float*>(c.x), c.x_stride,
+                          static_cast<const float*>(c.weight), static_cast<float*>(c.y), c.y_stride,
+                          c.rows, c.cols, c.eps, stream);
+          }};
 }
 
 // Rows start 16-byte aligned when the stride is a multiple of 4 elements; 4 more elements leave

@@ -17,15 +17,12 @@ KernelEntry exercise_kernel() {
           .chapter = 5,
           .summary = "LayerNorm, Welford moments merged across warp and block",
           .op = Op::layernorm,
-          .launch =
-              [](const NormCall& c, cudaStream_t stream) {
-                ex05::layernorm(static_cast<const float*>(c.x), c.x_stride,
-                                static_cast<const float*>(c.weight),
-                                static_cast<const float*>(c.bias), static_cast<float*>(c.y),
-                                c.y_stride, c.rows, c.cols, c.eps, stream);
-              },
-          .max_cols = ex05::kMaxCols,
-          .optional_parameters = true};
+          .can = {.optional_parameters = true, .max_cols = ex05::kMaxCols},
+          .launch = [](const NormCall& c, cudaStream_t stream) {
+            ex05::layernorm(static_cast<const float*>(c.x), c.x_stride,
+                            static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
+                            static_cast<float*>(c.y), c.y_stride, c.rows, c.cols, c.eps, stream);
+          }};
 }
 
 }  // namespace

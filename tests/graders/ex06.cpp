@@ -17,15 +17,14 @@ KernelEntry exercise_kernel() {
           .chapter = 6,
           .summary = "h = x + r and RMSNorm in one pass, h written over r",
           .op = Op::add_rmsnorm,
-          .launch =
-              [](const NormCall& c, cudaStream_t stream) {
-                ex06::add_rmsnorm(static_cast<const float*>(c.x), c.x_stride,
-                                  static_cast<const float*>(c.residual), c.residual_stride,
-                                  static_cast<float*>(c.residual_out), c.residual_out_stride,
-                                  static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                                  c.y_stride, c.rows, c.cols, c.eps, stream);
-              },
-          .max_cols = ex06::kMaxCols};
+          .can = {.max_cols = ex06::kMaxCols},
+          .launch = [](const NormCall& c, cudaStream_t stream) {
+            ex06::add_rmsnorm(static_cast<const float*>(c.x), c.x_stride,
+                              static_cast<const float*>(c.residual), c.residual_stride,
+                              static_cast<float*>(c.residual_out), c.residual_out_stride,
+                              static_cast<const float*>(c.weight), static_cast<float*>(c.y),
+                              c.y_stride, c.rows, c.cols, c.eps, stream);
+          }};
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ KernelEntry exercise_kernel() {
           .chapter = 7,
           .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
           .op = Op::rmsnorm,
-          .dtypes = {DType::bf16},
+          .can = {.dtypes = {DType::bf16}},
           .launch = [](const NormCall& c, cudaStream_t stream) {
             ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
                           static_cast<const __nv_bfloat16*>(c.weight),

@@ -58,9 +58,8 @@ KernelEntry entry(const char* name, const char* summary, Launcher launcher) {
           .chapter = 7,
           .summary = summary,
           .op = Op::rmsnorm,
-          .dtypes = {DType::bf16},
-          .launch = std::move(launcher),
-          .fp32_parameters = true};
+          .can = {.dtypes = {DType::bf16}, .fp32_parameters = true},
+          .launch = std::move(launcher)};
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // the registry; test_known_wrong_ch07.cpp checks that the bf16 grader rejects it.
 #pragma once
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::known_wrong {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::known_wrong {
 

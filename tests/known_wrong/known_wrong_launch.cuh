@@ -8,7 +8,7 @@
 
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::known_wrong {
 

@@ -53,7 +53,7 @@ TEST_CASE("the tree without barriers is caught on long rows", "[known_wrong]") {
 TEST_CASE("float4 without its tail is caught by 16-byte rows with cols % 4 != 0", "[known_wrong]") {
   auto kernel =
       local_entry("float4_without_tail", normlab::known_wrong::rmsnorm_float4_without_tail);
-  kernel.max_cols = 12288;
+  kernel.can.max_cols = 12288;
   const auto cases = ladder::grid_and_edges(kernel);
   require_rejected(kernel, ladder::find_case(cases, 33, 31, ladder::pad_to_16_bytes(31)), cases);
 }

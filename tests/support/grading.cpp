@@ -11,8 +11,8 @@ std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::i
   std::uint64_t seed = 100;
   for (std::int64_t m : rows) {
     for (std::int64_t n : cols) {
-      Case c = default_case(kernel.op, m, n, kernel.dtypes.front());
-      if (!kernel.supports(c.shape)) continue;
+      Case c = default_case(kernel.op, m, n, kernel.can.dtypes.front());
+      if (!kernel.supports(c)) continue;
       c.input.seed = seed++;
       cases.push_back(c);
     }

@@ -13,8 +13,9 @@
 #include <string>
 
 #include "normlab/device.hpp"
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/runner.hpp"
+#include "registry.hpp"
 
 namespace normlab::tool {
 
@@ -148,14 +149,17 @@ CheckOptions parse(int argc, char** argv, int first) {
 // not exist or cannot run the case.
 const KernelEntry& choose_kernel(const CheckOptions& options) {
   const Case& c = options.problem;
-  const std::string name =
-      options.kernel.empty() ? std::string("ch07_") + name_of(c.op) : options.kernel;
-  const KernelEntry* kernel = find_kernel(name);
+  const KernelEntry* kernel =
+      options.kernel.empty() ? default_kernel(c.op) : find_kernel(options.kernel);
   if (kernel == nullptr) {
-    refuse("--kernel", "names no registered kernel ('" + name + "'; see normlab list)");
+    if (options.kernel.empty())
+      refuse("--op", std::string("has no default kernel for ") + name_of(c.op));
+    refuse("--kernel", "names no registered kernel ('" + options.kernel + "'; see normlab list)");
   }
-  if (kernel->op != c.op || !kernel->supports(c.shape)) {
-    refuse("--kernel", "names " + name + ", which does not support " + c.describe());
+  const std::string refusal = kernel->refusal(c);
+  if (!refusal.empty()) {
+    refuse("--kernel",
+           "names " + kernel->name + ", which refuses " + c.describe() + ": " + refusal);
   }
   return *kernel;
 }

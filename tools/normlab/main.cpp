@@ -12,8 +12,9 @@
 
 #include "check.hpp"
 #include "normlab/device.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
-#include "normlab/registry.hpp"
+#include "registry.hpp"
 
 namespace {
 
@@ -31,7 +32,7 @@ int list() {
   std::printf("%-3s %-30s %-12s %-16s %s\n", "ch", "kernel", "op", "dtypes", "summary");
   for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
     std::string dtypes;
-    for (normlab::DType d : kernel.dtypes)
+    for (normlab::DType d : kernel.can.dtypes)
       dtypes += std::string(dtypes.empty() ? "" : ",") + normlab::name_of(d);
     std::printf("%02d  %-30s %-12s %-16s %s\n", kernel.chapter, kernel.name.c_str(),
                 normlab::name_of(kernel.op), dtypes.c_str(), kernel.summary.c_str());

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "normlab/registry.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/runner.hpp"
 
 namespace normlab {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "normlab/compare.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/ops.hpp"
 #include "normlab/random.hpp"
-#include "normlab/registry.hpp"
 #include "normlab/timing.hpp"
 
 namespace normlab {
