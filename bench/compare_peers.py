@@ -580,12 +580,12 @@ def time_columns(torch, bench, problem, peers, tolerance, roof):
             launch = column_launch(torch, column, problem, inputs, functions, peers)
             if isinstance(launch, str):
                 entry["note"] = launch
-                continue
-            entry["check"] = check_outputs(problem, launch(), want, tolerance)
-            if not entry["check"]["passed"]:
-                entry["note"] = entry["check"]["verdict"]
-                continue
-            entry.update(bandwidth(problem, bench.median_ms(launch), roof))
+            else:
+                entry["check"] = check_outputs(problem, launch(), want, tolerance)
+                if entry["check"]["passed"]:
+                    entry.update(bandwidth(problem, bench.median_ms(launch), roof))
+                else:
+                    entry["note"] = entry["check"]["verdict"]
         except Exception as error:  # a refusal or a failed compile is a cell, not a crash
             entry["note"] = f"failed: {first_line(error)}"
         print(f"  {column.name:<34} " + (f"{entry['median_ms'] * 1e3:9.1f} us "
@@ -656,46 +656,33 @@ def check_normlab(torch, args, problem, kernel, tolerance):
 # ---------------------------------------------------------------- the run
 
 
-def measure(torch, args, tolerance):
-    import torch._dynamo
-
-    dynamo_config = torch._dynamo.config
-    for limit in ("recompile_limit", "cache_size_limit"):
-        if hasattr(dynamo_config, limit):
-            setattr(dynamo_config, limit, 64)
-    with tempfile.TemporaryDirectory() as scratch:
-        tours = run_tours(args, args.problems, Path(scratch))
-    bench = Bench(torch, args)
-    roof = bench.copy_roof_gbps()
-    peers = make_peers()
-    rows = []
-    for problem in args.problems:
-        print(f"timing [{problem.group}] {problem.describe()}", flush=True)
-        implementations = time_columns(torch, bench, problem, peers, tolerance, roof)
-        ours = normlab_results(problem, tours, roof)
-        row = {"op": problem.op, "rows": problem.rows, "cols": problem.cols,
-               "dtype": problem.dtype, "group": problem.group, "unit": GROUPS[problem.group],
-               "note": problem.note, "bytes": problem.bytes_moved(),
-               "implementations": implementations, "normlab_kernels": ours}
-        timed_peers = [i for i in implementations if i.get("median_ms")]
-        if timed_peers:
-            best_peer = min(timed_peers, key=lambda i: i["median_ms"])
-            row["best_peer"] = {key: best_peer[key]
-                                for key in ("name", "median_ms", "percent_of_copy_roof")}
-        best = next((k for k in ours if k["passed"]), None)
-        if best is None:
-            implementations.append({"name": "normlab", "peer": "normlab",
-                                    "note": "every kernel failed" if ours else "no kernel"})
-        else:
-            checked = [k["kernel"] for k in ours if k["passed"]] if args.check_all else [best["kernel"]]
-            row["checks"] = [check_normlab(torch, args, problem, k, tolerance) for k in checked]
-            implementations.append({"name": "normlab", "peer": "normlab", **best,
-                                    "check": row["checks"][0]})
-            if timed_peers:
-                row["normlab_vs_best_peer"] = best_peer["median_ms"] / best["median_ms"]
-            torch.cuda.empty_cache()
-        rows.append(row)
-    return roof, tours, rows, peers
+def measure_row(torch, args, bench, problem, tours, peers, tolerance, roof):
+    """Every column and normlab on one row, with the best peer and normlab's ratio to it."""
+    print(f"timing [{problem.group}] {problem.describe()}", flush=True)
+    implementations = time_columns(torch, bench, problem, peers, tolerance, roof)
+    ours = normlab_results(problem, tours, roof)
+    row = {"op": problem.op, "rows": problem.rows, "cols": problem.cols,
+           "dtype": problem.dtype, "group": problem.group, "unit": GROUPS[problem.group],
+           "note": problem.note, "bytes": problem.bytes_moved(),
+           "implementations": implementations, "normlab_kernels": ours}
+    timed_peers = [i for i in implementations if i.get("median_ms")]
+    if timed_peers:
+        best_peer = min(timed_peers, key=lambda i: i["median_ms"])
+        row["best_peer"] = {key: best_peer[key]
+                            for key in ("name", "median_ms", "percent_of_copy_roof")}
+    best = next((k for k in ours if k["passed"]), None)
+    if best is None:
+        implementations.append({"name": "normlab", "peer": "normlab",
+                                "note": "every kernel failed" if ours else "no kernel"})
+        return row
+    checked = [k["kernel"] for k in ours if k["passed"]] if args.check_all else [best["kernel"]]
+    row["checks"] = [check_normlab(torch, args, problem, k, tolerance) for k in checked]
+    implementations.append({"name": "normlab", "peer": "normlab", **best,
+                            "check": row["checks"][0]})
+    if timed_peers:
+        row["normlab_vs_best_peer"] = best_peer["median_ms"] / best["median_ms"]
+    torch.cuda.empty_cache()
+    return row
 
 
 def driver_version():
@@ -769,12 +756,19 @@ def main(argv):
         sys.exit(f"compare_peers: no normlab program at {args.normlab}; build it first: "
                  f"cmake --build {args.build} --target normlab")
 
-    roof, tours, rows, peers = measure(torch, args, tolerance)
+    import torch._dynamo
+
+    for limit in ("recompile_limit", "cache_size_limit"):
+        if hasattr(torch._dynamo.config, limit):
+            setattr(torch._dynamo.config, limit, 64)
+    with tempfile.TemporaryDirectory() as scratch:
+        tours = run_tours(args, args.problems, Path(scratch))
+    bench = Bench(torch, args)
+    roof = bench.copy_roof_gbps()
+    peers = make_peers()
     report = {
         "gpu": torch.cuda.get_device_name(0), "driver": driver_version(),
         "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
-        "versions": versions(peers),
-        "peers": {name: peer.reason or "imported" for name, peer in peers.items()},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": shlex.join(["python3", "bench/compare_peers.py", *argv]),
         "copy_roof_gbps": roof,
@@ -786,14 +780,22 @@ def main(argv):
         "tolerances": {d: {"abs": a, "rel": r} for d, (a, r) in tolerance.items()},
         "parameter_gradient_abs_tolerance": "abs * sqrt(rows)",
         "groups": GROUPS,
-        "rows": rows,
+        "rows": [],
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / RESULT_FILE).write_text(json.dumps(report, indent=1) + "\n")
+    for problem in args.problems:
+        report["rows"].append(measure_row(torch, args, bench, problem, tours, peers, tolerance,
+                                          roof))
+        # Written after every row: a run cut short still leaves the rows it finished.
+        report["complete"] = len(report["rows"]) == len(args.problems)
+        report["versions"] = versions(peers)
+        report["peers"] = {name: peer.reason or ("imported" if peer.loaded else "not used")
+                           for name, peer in peers.items()}
+        (out / RESULT_FILE).write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {out / RESULT_FILE}; the table and charts: "
           f"python3 book/plot_peers.py {out / RESULT_FILE}")
-    failed = [c for r in rows for c in r.get("checks", []) if c["passed"] is False]
+    failed = [c for r in report["rows"] for c in r.get("checks", []) if c["passed"] is False]
     return 1 if failed else 0
 
 
