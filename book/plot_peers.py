@@ -49,8 +49,15 @@ def describe_value(number, unit):
     return f"{number:.1f} µs" if unit == "microseconds" else f"{number:.1f}%"
 
 
-def cell_text(implementation, unit):
+def offers_op(implementation, row):
+    return implementation.get("note") != f"offers no {row['op']}"
+
+
+def cell_text(implementation, row):
+    unit = row["unit"]
     number = value(implementation, unit)
+    if not offers_op(implementation, row):
+        return "–"
     if number is None:
         return implementation.get("note", "not run")
     text = describe_value(number, unit)
@@ -110,7 +117,9 @@ def heading(report):
             "Each cell: % of the copy roof by normlab's bytes model (and the GPU time), or the "
             "time alone for the few-row group; every implementation's output was compared with "
             "float64 before it was timed. normlab × best peer: the best peer's time over "
-            "normlab's (above 1, normlab is faster).")
+            "normlab's (above 1, normlab is faster)."
+            + ("" if report.get("complete", True) else
+               " This run stopped before its last rows: only those it finished are shown."))
 
 
 # ---------------------------------------------------------------- chart
@@ -128,14 +137,16 @@ def bar_chart(title, rows, unit, palette):
                     f'{html.escape(shape_text(row))}</text>')
         y += 6
         for implementation in row["implementations"]:
-            if implementation.get("note") == f"offers no {row['op']}":
+            if not offers_op(implementation, row):
                 continue
             number = value(implementation, unit)
             name = implementation["name"]
             body.append(f'<text x="{bar_x - 6}" y="{y + 10}" text-anchor="end">'
                         f'{html.escape(name)}</text>')
             if number is None:
-                body.append(f'<text x="{bar_x}" y="{y + 10}" fill="#777">no time</text>')
+                note = implementation.get("note", "not run")
+                body.append(f'<text x="{bar_x}" y="{y + 10}" fill="#777">'
+                            f'{html.escape(note[:80])}</text>')
             else:
                 length = bar_width * number / scale_max
                 body.append(f'<rect x="{bar_x}" y="{y + 1}" width="{length:.1f}" height="{line - 2}" '
@@ -161,13 +172,12 @@ def bar_chart(title, rows, unit, palette):
 def markdown(report, groups, names):
     lines = [f"# normlab and its peers on {report['gpu']}", "", heading(report), ""]
     for group, rows in groups.items():
-        unit = rows[0]["unit"]
         lines += [f"## {group}", "", f"![{group}](peer_comparison-{slug(group)}.svg)", "",
                   "| case | " + " | ".join(names) + " | best peer | normlab × best peer "
                   "| normlab checked |", "|---|" + "---|" * (len(names) + 3)]
         for row in rows:
             by_name = {i["name"]: i for i in row["implementations"]}
-            cells = [cell_text(by_name[n], unit) if n in by_name else "–" for n in names]
+            cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
             cells += [best_peer_text(row), ratio_text(row), check_text(row)]
             lines.append(f"| {shape_text(row)} | "
                          + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
@@ -179,7 +189,6 @@ def html_page(report, groups, names, charts):
     caption = html.escape(heading(report)).replace("`", "")
     parts = [f'<p class="normlab-peers-caption">{caption}</p>']
     for group, rows in groups.items():
-        unit = rows[0]["unit"]
         parts.append(f"<h3>{html.escape(group)}</h3>")
         parts.append(charts[group])
         head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
@@ -188,7 +197,7 @@ def html_page(report, groups, names, charts):
                      "<th>normlab checked</th></tr>")
         for row in rows:
             by_name = {i["name"]: i for i in row["implementations"]}
-            cells = [cell_text(by_name[n], unit) if n in by_name else "–" for n in names]
+            cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
             cells += [best_peer_text(row), ratio_text(row), check_text(row)]
             parts.append(f"<tr><td>{html.escape(shape_text(row))}</td>"
                          + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
@@ -245,6 +254,7 @@ def self_test():
              "implementations": [
                  implementation("QuACK", 0.004, 1.0),
                  {"name": "Liger", "note": "wrong: 3 of 8 dx | outside"},
+                 {"name": "FlashInfer", "note": "offers no rmsnorm_backward"},
                  {"name": NORMLAB, "note": "no kernel"}]},
         ],
     }
@@ -256,13 +266,14 @@ def self_test():
         make(out / RESULT_FILE, out)
         table = (out / TABLE_FILE).read_text()
         assert "Made-up GPU" in table and "liger-kernel not installed" in table, table
-        assert "| rmsnorm bf16 4×8 | 50.0% (2.0 µs) | not installed | – | 100.0% (1.0 µs) " \
+        assert "stopped before its last rows" not in table
+        assert "| rmsnorm bf16 4×8 | 50.0% (2.0 µs) | not installed | – | – | 100.0% (1.0 µs) " \
             "ch07_rmsnorm | torch eager (50.0%) | 2.00 | matches float64" in table, table
-        assert "| – | wrong: 3 of 8 dx \\| outside | 4.0 µs | no kernel | QuACK (4.0 µs) | – | – |" \
+        assert "| – | wrong: 3 of 8 dx \\| outside | 4.0 µs | – | no kernel | QuACK (4.0 µs) | – | – |" \
             in table, table
         assert "![few rows](peer_comparison-few-rows.svg)" in table
         chart = (out / "peer_comparison-few-rows.svg").read_text()
-        assert "4.0 µs" in chart and "microseconds" in chart, chart
+        assert "4.0 µs" in chart and "microseconds" in chart and "FlashInfer" not in chart, chart
         page = (out / PAGE_FILE).read_text()
         assert page.count("<svg") == 2 and "<td>no kernel</td>" in page, page
     print("plot_peers self-test: ok")
