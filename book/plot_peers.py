@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""The table and charts of bench/compare_peers.py's results, for the performance page.
+
+    plot_peers.py [RESULT_JSON] [OUT_DIR]
+    plot_peers.py --self-test
+
+RESULT_JSON (default book/results/peer_comparison.json) is compare_peers.py's output; OUT_DIR
+(default: the JSON's folder) receives:
+  peer_comparison.md             the table, one section and chart per row group, with the GPU,
+                                 driver, date and the version of PyTorch and of every peer
+  peer_comparison-<group>.svg    one bar chart per row group: % of the copy roof, or
+                                 microseconds for the few-row group
+  peer_comparison.html           the same for the book (\\htmlinclude), the charts inline
+Where RESULT_JSON does not exist, only peer_comparison.html is written, saying where the table
+will come from. Python standard library only.
+"""
+import html
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+RESULT_FILE = "peer_comparison.json"
+PAGE_FILE = "peer_comparison.html"
+TABLE_FILE = "peer_comparison.md"
+NORMLAB = "normlab"
+# Bar colours by implementation, in the order the columns first appear; normlab's stands out.
+PALETTE = ["#8c8c8c", "#b5b5b5", "#4c72b0", "#8fa8d6", "#dd8452", "#55a868", "#8172b3",
+           "#937860", "#da8bc3"]
+NORMLAB_COLOUR = "#c44e52"
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def value(implementation, unit):
+    """The number a cell and a bar show, or None where the implementation has none."""
+    if implementation.get("median_ms") is None:
+        return None
+    if unit == "microseconds":
+        return implementation["median_ms"] * 1e3
+    return implementation["percent_of_copy_roof"]
+
+
+def describe_value(number, unit):
+    return f"{number:.1f} µs" if unit == "microseconds" else f"{number:.1f}%"
+
+
+def offers_op(implementation, row):
+    return implementation.get("note") != f"offers no {row['op']}"
+
+
+def cell_text(implementation, row):
+    unit = row["unit"]
+    number = value(implementation, unit)
+    if not offers_op(implementation, row):
+        return "–"
+    if number is None:
+        return implementation.get("note", "not run")
+    text = describe_value(number, unit)
+    if unit != "microseconds":
+        text += f" ({implementation['median_ms'] * 1e3:.1f} µs)"
+    if implementation.get("kernel"):
+        text += f" {implementation['kernel']}"
+    return text
+
+
+def shape_text(row):
+    return f"{row['op']} {row['dtype']} {row['rows']}×{row['cols']}"
+
+
+def column_names(rows):
+    """Every implementation's name in the order of first appearance, normlab last."""
+    names = []
+    for row in rows:
+        names += [i["name"] for i in row["implementations"] if i["name"] not in names]
+    return [n for n in names if n != NORMLAB] + [NORMLAB]
+
+
+def colours(names):
+    others = iter(PALETTE * 2)
+    return {n: NORMLAB_COLOUR if n == NORMLAB else next(others) for n in names}
+
+
+def grouped_rows(report):
+    groups = {name: [] for name in report["groups"]}
+    for row in report["rows"]:
+        groups.setdefault(row["group"], []).append(row)
+    return {name: rows for name, rows in groups.items() if rows}
+
+
+def best_peer_text(row):
+    best = row.get("best_peer")
+    if best is None:
+        return "none timed"
+    return f"{best['name']} ({describe_value(value(best, row['unit']), row['unit'])})"
+
+
+def ratio_text(row):
+    ratio = row.get("normlab_vs_best_peer")
+    return f"{ratio:.2f}" if ratio else "–"
+
+
+def check_text(row):
+    normlab = next(i for i in row["implementations"] if i["name"] == NORMLAB)
+    return normlab.get("check", {}).get("verdict", "–")
+
+
+def heading(report):
+    versions = ", ".join(f"{name} {version}" for name, version in report["versions"].items())
+    return (f"Measured with `bench/compare_peers.py` on {report['gpu']}, {report['date'][:10]}, "
+            f"driver {report['driver']}, CUDA {report.get('cuda_version') or '?'}; {versions}. "
+            f"Copy roof {report['copy_roof_gbps']:.0f} GB/s (torch `copy_` of 512 MiB, same run). "
+            "Each cell: % of the copy roof by normlab's bytes model (and the GPU time), or the "
+            "time alone for the few-row group; every implementation's output was compared with "
+            "float64 before it was timed. normlab × best peer: the best peer's time over "
+            "normlab's (above 1, normlab is faster)."
+            + ("" if report.get("complete", True) else
+               " This run stopped before its last rows: only those it finished are shown."))
+
+
+# ---------------------------------------------------------------- chart
+
+
+def bar_chart(title, rows, unit, palette):
+    """One SVG: per row, one bar per implementation that has a time."""
+    left, bar_x, bar_width, line = 8, 250, 420, 13
+    scale_max = max([100.0] if unit == "percent" else [0.0]
+                    + [value(i, unit) or 0.0 for r in rows for i in r["implementations"]])
+    scale_max = scale_max or 1.0
+    body, y = [], 44
+    for row in rows:
+        body.append(f'<text x="{left}" y="{y}" font-weight="bold">'
+                    f'{html.escape(shape_text(row))}</text>')
+        y += 6
+        for implementation in row["implementations"]:
+            if not offers_op(implementation, row):
+                continue
+            number = value(implementation, unit)
+            name = implementation["name"]
+            body.append(f'<text x="{bar_x - 6}" y="{y + 10}" text-anchor="end">'
+                        f'{html.escape(name)}</text>')
+            if number is None:
+                note = implementation.get("note", "not run")
+                body.append(f'<text x="{bar_x}" y="{y + 10}" fill="#777">'
+                            f'{html.escape(note[:80])}</text>')
+            else:
+                length = bar_width * number / scale_max
+                body.append(f'<rect x="{bar_x}" y="{y + 1}" width="{length:.1f}" height="{line - 2}" '
+                            f'fill="{palette[name]}"/>')
+                body.append(f'<text x="{bar_x + length + 4:.1f}" y="{y + 10}">'
+                            f'{describe_value(number, unit)}</text>')
+            y += line
+        y += 16
+    axis = "microseconds (shorter is faster)" if unit == "microseconds" else \
+        "% of the copy roof (longer is faster)"
+    height = y
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" '
+        f'viewBox="0 0 760 {height}" font-family="sans-serif" font-size="11">',
+        f'<text x="{left}" y="18" font-size="14" font-weight="bold">{html.escape(title)}</text>',
+        f'<text x="{left}" y="33" fill="#555">{axis}</text>',
+        *body, "</svg>"])
+
+
+# ---------------------------------------------------------------- Markdown and HTML
+
+
+def markdown(report, groups, names):
+    lines = [f"# normlab and its peers on {report['gpu']}", "", heading(report), ""]
+    for group, rows in groups.items():
+        lines += [f"## {group}", "", f"![{group}](peer_comparison-{slug(group)}.svg)", "",
+                  "| case | " + " | ".join(names) + " | best peer | normlab × best peer "
+                  "| normlab checked |", "|---|" + "---|" * (len(names) + 3)]
+        for row in rows:
+            by_name = {i["name"]: i for i in row["implementations"]}
+            cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
+            cells += [best_peer_text(row), ratio_text(row), check_text(row)]
+            lines.append(f"| {shape_text(row)} | "
+                         + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def html_page(report, groups, names, charts):
+    caption = html.escape(heading(report)).replace("`", "")
+    parts = [f'<p class="normlab-peers-caption">{caption}</p>']
+    for group, rows in groups.items():
+        parts.append(f"<h3>{html.escape(group)}</h3>")
+        parts.append(charts[group])
+        head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+        parts.append(f'<table class="doxtable normlab-peers"><tr><th>case</th>{head}'
+                     "<th>best peer</th><th>normlab &times; best peer</th>"
+                     "<th>normlab checked</th></tr>")
+        for row in rows:
+            by_name = {i["name"]: i for i in row["implementations"]}
+            cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
+            cells += [best_peer_text(row), ratio_text(row), check_text(row)]
+            parts.append(f"<tr><td>{html.escape(shape_text(row))}</td>"
+                         + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        parts.append("</table>")
+    return "\n".join(parts) + "\n"
+
+
+def placeholder_page():
+    return ("<p><em>No peer comparison is committed yet.</em> It will come from one run of "
+            "<code>bench/compare_peers.py</code> on an H100 or H200 (peers installed with "
+            "<code>scripts/peer-wheels</code>), written to "
+            "<code>book/results/peer_comparison.json</code> and turned into this table and its "
+            "charts by <code>book/plot_peers.py</code>.</p>\n")
+
+
+def make(result_json, out):
+    out.mkdir(parents=True, exist_ok=True)
+    if not result_json.exists():
+        (out / PAGE_FILE).write_text(placeholder_page())
+        print(f"plot_peers: no {result_json}; wrote the placeholder {out / PAGE_FILE}")
+        return
+    report = json.loads(result_json.read_text())
+    groups = grouped_rows(report)
+    names = column_names(report["rows"])
+    palette = colours(names)
+    charts = {}
+    for group, rows in groups.items():
+        charts[group] = bar_chart(f"{group}, {report['gpu']}", rows, rows[0]["unit"], palette)
+        (out / f"peer_comparison-{slug(group)}.svg").write_text(charts[group] + "\n")
+    (out / TABLE_FILE).write_text(markdown(report, groups, names))
+    (out / PAGE_FILE).write_text(html_page(report, groups, names, charts))
+    print(f"plot_peers: wrote {out / TABLE_FILE}, {out / PAGE_FILE} and {len(groups)} charts")
+
+
+def self_test():
+    """make() on made-up results in a temporary directory; the numbers never leave it."""
+    implementation = lambda name, ms, percent, **extra: {
+        "name": name, "median_ms": ms, "percent_of_copy_roof": percent, **extra}
+    report = {
+        "gpu": "Made-up GPU", "driver": "1.0", "cuda_version": "13.0", "date": "2026-01-02T03:04",
+        "copy_roof_gbps": 1000.0, "versions": {"torch": "9.9", "liger-kernel": "not installed"},
+        "groups": {"bf16, many rows": "percent", "few rows": "microseconds"},
+        "rows": [
+            {"op": "rmsnorm", "rows": 4, "cols": 8, "dtype": "bf16", "group": "bf16, many rows",
+             "unit": "percent", "bytes": 1e6, "best_peer": implementation("torch eager", 0.002, 50.0),
+             "normlab_vs_best_peer": 2.0,
+             "implementations": [
+                 implementation("torch eager", 0.002, 50.0),
+                 {"name": "Liger", "note": "not installed"},
+                 implementation(NORMLAB, 0.001, 100.0, kernel="ch07_rmsnorm",
+                                check={"verdict": "matches float64 (worst error 0.1 of tolerance)"})]},
+            {"op": "rmsnorm_backward", "rows": 1, "cols": 8, "dtype": "bf16", "group": "few rows",
+             "unit": "microseconds", "bytes": 1e3, "best_peer": implementation("QuACK", 0.004, 1.0),
+             "implementations": [
+                 implementation("QuACK", 0.004, 1.0),
+                 {"name": "Liger", "note": "wrong: 3 of 8 dx | outside"},
+                 {"name": "FlashInfer", "note": "offers no rmsnorm_backward"},
+                 {"name": NORMLAB, "note": "no kernel"}]},
+        ],
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        make(out / RESULT_FILE, out)
+        assert "No peer comparison is committed yet" in (out / PAGE_FILE).read_text()
+        (out / RESULT_FILE).write_text(json.dumps(report))
+        make(out / RESULT_FILE, out)
+        table = (out / TABLE_FILE).read_text()
+        assert "Made-up GPU" in table and "liger-kernel not installed" in table, table
+        assert "stopped before its last rows" not in table
+        assert "| rmsnorm bf16 4×8 | 50.0% (2.0 µs) | not installed | – | – | 100.0% (1.0 µs) " \
+            "ch07_rmsnorm | torch eager (50.0%) | 2.00 | matches float64" in table, table
+        assert "| – | wrong: 3 of 8 dx \\| outside | 4.0 µs | – | no kernel | QuACK (4.0 µs) | – | – |" \
+            in table, table
+        assert "![few rows](peer_comparison-few-rows.svg)" in table
+        chart = (out / "peer_comparison-few-rows.svg").read_text()
+        assert "4.0 µs" in chart and "microseconds" in chart and "FlashInfer" not in chart, chart
+        page = (out / PAGE_FILE).read_text()
+        assert page.count("<svg") == 2 and "<td>no kernel</td>" in page, page
+    print("plot_peers self-test: ok")
+    return 0
+
+
+def main(argv):
+    if argv == ["--self-test"]:
+        return self_test()
+    if len(argv) > 2 or any(a.startswith("-") for a in argv):
+        print(__doc__)
+        return 2
+    result_json = Path(argv[0]) if argv else RESULTS / RESULT_FILE
+    make(result_json, Path(argv[1]) if len(argv) > 1 else result_json.parent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
