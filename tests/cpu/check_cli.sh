@@ -33,7 +33,6 @@ expect "$normlab" 2 "'--json'" tour --json
 expect_refused --op
 expect_refused --op --op softmax --dtype bf16 --rows 4 --cols 64
 expect_refused --op --op copy --dtype bf16 --rows 4 --cols 64
-expect_refused --dtype --op rmsnorm --rows 4 --cols 64
 expect_refused --dtype "${valid[@]}" --dtype fp8
 expect_refused --rows --op rmsnorm --dtype bf16 --cols 64
 expect_refused --rows "${valid[@]}" --rows -1

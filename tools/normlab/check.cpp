@@ -22,9 +22,12 @@
 
 namespace normlab::tool {
 
-const char* const kCheckUsage =
-    "usage: normlab check --op rmsnorm|layernorm|add_rmsnorm|add_layernorm --dtype fp32|fp16|bf16\n"
-    "                     --rows M --cols N [options]\n"
+namespace {
+
+constexpr const char* kCheckUsage =
+    "usage: normlab check --op rmsnorm|layernorm|add_rmsnorm|add_layernorm --rows M --cols N\n"
+    "                     [options]\n"
+    "  --dtype fp32|fp16|bf16    x, y and the residuals (default fp32)\n"
     "  --weight-dtype same|fp32  weight and bias in the input dtype (default) or in fp32\n"
     "  --row-stride S            elements between rows (S >= N; default N)\n"
     "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
@@ -46,8 +49,6 @@ const char* const kCheckUsage =
     "A kernel that cannot take the case is refused by name (exit 2), before any GPU work.\n"
     "exit codes: 0 PASS, 1 FAIL, 2 bad usage or a refused case, 69 no CUDA GPU\n";
 
-namespace {
-
 // The --distribution named @p text (random.hpp's parse_distribution), refused by the option's
 // name.
 Distribution distribution_named(const char* text) {
@@ -68,7 +69,7 @@ struct CheckOptions {
 CheckOptions parse(int argc, char** argv, int first) {
   CheckOptions options;
   std::optional<Op> op;
-  std::optional<DType> dtype;
+  DType dtype = DType::f32;
   std::optional<std::int64_t> rows, cols, row_stride;
   bool fp32_parameters = false, no_weight = false, bias = false;
   Case& c = options.problem;
@@ -125,7 +126,6 @@ CheckOptions parse(int argc, char** argv, int first) {
     }
   }
   if (!op) refuse_option("--op", "is required");
-  if (!dtype) refuse_option("--dtype", "is required");
   if (!rows) refuse_option("--rows", "is required");
   if (!cols) refuse_option("--cols", "is required");
   if (row_stride && *row_stride < *cols) {
@@ -146,8 +146,8 @@ CheckOptions parse(int argc, char** argv, int first) {
   c.op = *op;
   c.shape = {.rows = *rows,
              .cols = *cols,
-             .dtype = *dtype,
-             .weight_dtype = fp32_parameters ? DType::f32 : *dtype,
+             .dtype = dtype,
+             .weight_dtype = fp32_parameters ? DType::f32 : dtype,
              .weight = !no_weight,
              .bias = bias};
   c.pad = row_stride ? *row_stride - *cols : 0;
