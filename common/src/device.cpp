@@ -2,19 +2,32 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "normlab/check.hpp"
 
 namespace normlab {
 
+// The first call into CUDA of every program. Without a GPU (no driver, no device, or
+// CUDA_VISIBLE_DEVICES hiding them all) CUDA answers with errors such as "driver version is
+// insufficient", which point at the wrong fix: the line says first that no GPU is visible.
 std::string gpu_unavailable_reason() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(status) +
+    return std::string("no CUDA GPU is visible (cudaGetDeviceCount: ") + cudaGetErrorName(status) +
            ")";
   }
-  if (count == 0) return "no CUDA device is visible";
+  if (count == 0) return "no CUDA GPU is visible (cudaGetDeviceCount found none)";
   return {};
+}
+
+bool report_missing_gpu(std::string_view program) {
+  const std::string reason = gpu_unavailable_reason();
+  if (reason.empty()) return false;
+  std::fprintf(stderr, "%.*s: %s; it runs kernels and needs a CUDA GPU.\n",
+               static_cast<int>(program.size()), program.data(), reason.c_str());
+  return true;
 }
 
 std::string device_name() {

@@ -1,55 +1,70 @@
 #include "normlab/program.hpp"
 
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "normlab/check.hpp"
+#include "normlab/command_line.hpp"
 #include "normlab/device.hpp"
+#include "normlab/json.hpp"
 #include "normlab/roofline.hpp"
 
 namespace normlab {
 
-namespace {
+const char* const kProgramOptionsUsage =
+    "  --op OP          run only OP's kernels (rmsnorm, layernorm, add_rmsnorm, ...; default all)\n"
+    "  --rows M         rows of the problem (default 2048)\n"
+    "  --cols N         columns of the problem (default 8192)\n"
+    "  --dtype T        fp32|fp16|bf16 (default fp32)\n"
+    "  --kernel NAME    run only kernels whose name contains NAME\n"
+    "  --json FILE      write the table as JSON into FILE too\n"
+    "  --quick          one timed repetition, no warm-up\n"
+    "  --help           print this and exit\n";
 
-std::int64_t parse_count(const std::string& option, const char* text, std::int64_t minimum) {
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  check_argument(end != text && *end == '\0' && value >= minimum, "options", option.c_str(),
-                 "must be an integer >= " + std::to_string(minimum) + " (got '" + text + "')");
-  return value;
-}
-
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (ch == '\n') {
-      out += "\\n";
-      continue;
+ProgramOptions parse_program_options(int argc, char** argv, int first, std::string_view program) {
+  ProgramOptions options;
+  CommandLine line(argc, argv, first);
+  while (line.next()) {
+    if (line.is("--rows")) {
+      options.rows = line.integer(1);
+    } else if (line.is("--cols")) {
+      options.cols = line.integer(1);
+    } else if (line.is("--dtype")) {
+      options.dtype = parse_dtype(line.value(), "--dtype");
+    } else if (line.is("--op")) {
+      options.op = parse_op(line.value(), "--op");
+    } else if (line.is("--json")) {
+      options.json = line.value();
+    } else if (line.is("--kernel")) {
+      options.filter = line.value();
+    } else if (line.is("--quick")) {
+      options.quick = true;
+    } else {
+      line.refuse_unknown(program);
     }
-    out += ch;
   }
-  return out;
+  return options;
 }
 
-}  // namespace
-
-std::vector<const KernelEntry*> select_kernels(const std::vector<KernelEntry>& kernels,
-                                               const ProgramOptions& options) {
-  std::vector<const KernelEntry*> chosen;
+KernelSelection select_kernels(const std::vector<KernelEntry>& kernels,
+                               const ProgramOptions& options) {
+  KernelSelection selection;
   for (const KernelEntry& kernel : kernels) {
+    if (options.op && kernel.op != *options.op) continue;
+    if (kernel.name.find(options.filter) == std::string::npos) continue;
     const Case c = default_case(kernel.op, options.rows, options.cols, options.dtype);
-    if (kernel.name.find(options.filter) != std::string::npos && kernel.supports(c)) {
-      chosen.push_back(&kernel);
+    if (std::string reason = kernel.refusal(c); !reason.empty()) {
+      selection.refused.push_back({&kernel, std::move(reason)});
+    } else {
+      selection.runnable.push_back(&kernel);
     }
   }
-  return chosen;
+  return selection;
 }
 
 TimingOptions timing_for(const ProgramOptions& options) {
@@ -57,34 +72,29 @@ TimingOptions timing_for(const ProgramOptions& options) {
                        : TimingOptions{};
 }
 
-ProgramOptions parse_program_options(int argc, char** argv, int first) {
-  ProgramOptions options;
-  for (int i = first; i < argc; ++i) {
-    const std::string option = argv[i];
-    const bool has_value = i + 1 < argc;
-    auto value = [&]() -> const char* {
-      check_argument(has_value, "options", option.c_str(), "needs a value");
-      return argv[++i];
-    };
-    if (option == "--rows") {
-      options.rows = parse_count(option, value(), 1);
-    } else if (option == "--cols") {
-      options.cols = parse_count(option, value(), 1);
-    } else if (option == "--dtype") {
-      options.dtype = parse_dtype(value(), "--dtype");
-    } else if (option == "--op") {
-      options.op = parse_op(value(), "--op");
-    } else if (option == "--json") {
-      options.json = value();
-    } else if (option == "--kernel") {
-      options.filter = value();
-    } else if (option == "--quick") {
-      options.quick = true;
-    } else {
-      check_argument(false, "options", option.c_str(), "is not a known option");
+void fill_speedups(std::vector<ResultRow>& rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ResultRow& row = rows[i];
+    row.speedup_vs_baseline.reset();
+    row.speedup_vs_previous.reset();
+    if (!row.passed) continue;
+    const double ms = row.measurement.timing.median_ms;
+    const ResultRow* fastest_earlier = nullptr;
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      const ResultRow& other = rows[j];
+      if (!other.passed || other.kernel->op != row.kernel->op) continue;
+      if (j < i && other.kernel->baseline && !row.speedup_vs_baseline) {
+        row.speedup_vs_baseline = other.measurement.timing.median_ms / ms;
+      }
+      if (other.kernel->chapter < row.kernel->chapter &&
+          (!fastest_earlier ||
+           other.measurement.timing.median_ms < fastest_earlier->measurement.timing.median_ms)) {
+        fastest_earlier = &other;
+      }
     }
+    if (fastest_earlier)
+      row.speedup_vs_previous = fastest_earlier->measurement.timing.median_ms / ms;
   }
-  return options;
 }
 
 std::vector<ResultRow> run_table(const std::vector<const KernelEntry*>& kernels,
@@ -107,21 +117,7 @@ std::vector<ResultRow> run_table(const std::vector<const KernelEntry*>& kernels,
     row.measurement = workspace->time(*kernel, timing);
     rows.push_back(row);
   }
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    ResultRow& row = rows[i];
-    if (!row.passed) continue;
-    const double ms = row.measurement.timing.median_ms;
-    for (std::size_t j = 0; j < i; ++j) {
-      const ResultRow& earlier = rows[j];
-      if (!earlier.passed || earlier.kernel->op != row.kernel->op) continue;
-      if (earlier.kernel->baseline && !row.speedup_vs_baseline) {
-        row.speedup_vs_baseline = earlier.measurement.timing.median_ms / ms;
-      }
-      if (earlier.kernel->chapter < row.kernel->chapter) {
-        row.speedup_vs_previous = earlier.measurement.timing.median_ms / ms;
-      }
-    }
-  }
+  fill_speedups(rows);
   return rows;
 }
 
@@ -155,53 +151,79 @@ void write_json(const std::vector<ResultRow>& rows, const ProgramOptions& option
                 const std::string& path) {
   std::ofstream out(path);
   check_argument(out.good(), "write_json", "--json", "cannot open '" + path + "' for writing");
-  const CopyRoof& roof = copy_roof();
-  out << "{\n  \"gpu\": \"" << json_escape(device_name()) << "\",\n";
-  out << "  \"copy_roof_gbps\": " << roof.gbps << ",\n";
-  out << "  \"problem\": {\"rows\": " << options.rows << ", \"cols\": " << options.cols
-      << ", \"dtype\": \"" << name_of(options.dtype) << "\"},\n";
-  out << "  \"kernels\": [\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ResultRow& row = rows[i];
-    out << "    {\"name\": \"" << row.kernel->name << "\", \"chapter\": " << row.kernel->chapter
-        << ", \"op\": \"" << name_of(row.kernel->op) << "\", \"case\": \""
-        << json_escape(row.problem) << "\""
-        << ", \"passed\": " << (row.passed ? "true" : "false")
-        << ", \"median_ms\": " << row.measurement.timing.median_ms
-        << ", \"min_ms\": " << row.measurement.timing.min_ms
-        << ", \"bytes\": " << row.measurement.bytes << ", \"gbps\": " << row.measurement.gbps
-        << ", \"percent_of_copy_roof\": " << row.measurement.percent_of_roof;
-    if (row.speedup_vs_baseline) out << ", \"speedup_vs_eager\": " << *row.speedup_vs_baseline;
-    if (row.speedup_vs_previous) out << ", \"speedup_vs_previous\": " << *row.speedup_vs_previous;
-    out << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+  JsonWriter json(out);
+  json.begin_object()
+      .member("gpu", device_name())
+      .member("copy_roof_gbps", copy_roof().gbps)
+      .key("problem")
+      .begin_object()
+      .member("rows", options.rows)
+      .member("cols", options.cols)
+      .member("dtype", name_of(options.dtype))
+      .end_object();
+  json.key("kernels").begin_array();
+  for (const ResultRow& row : rows) {
+    json.begin_object()
+        .member("name", row.kernel->name)
+        .member("chapter", row.kernel->chapter)
+        .member("op", name_of(row.kernel->op))
+        .member("case", row.problem)
+        .member("passed", row.passed)
+        .member("median_ms", row.measurement.timing.median_ms)
+        .member("min_ms", row.measurement.timing.min_ms)
+        .member("bytes", row.measurement.bytes)
+        .member("gbps", row.measurement.gbps)
+        .member("percent_of_copy_roof", row.measurement.percent_of_roof);
+    if (row.speedup_vs_baseline) json.member("speedup_vs_eager", *row.speedup_vs_baseline);
+    if (row.speedup_vs_previous) json.member("speedup_vs_previous", *row.speedup_vs_previous);
+    json.end_object();
   }
-  out << "  ]\n}\n";
+  json.end_array().end_object();
+  check_argument(out.good(), "write_json", "--json", "could not write '" + path + "'");
 }
 
-int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels) {
+namespace {
+
+void print_refusals(std::FILE* out, const std::vector<Refusal>& refused,
+                    const ProgramOptions& options) {
+  for (const Refusal& refusal : refused) {
+    const Case c = default_case(refusal.kernel->op, options.rows, options.cols, options.dtype);
+    std::fprintf(out, "skipped %s: it refuses %s: %s\n", refusal.kernel->name.c_str(),
+                 c.describe().c_str(), refusal.reason.c_str());
+  }
+  if (!refused.empty() && out == stdout) std::printf("\n");
+}
+
+}  // namespace
+
+int table_program(std::string_view program, std::string_view usage, int argc, char** argv,
+                  int first, const std::vector<KernelEntry>& kernels) {
+  const std::string name(program);
+  if (asks_for_help(argc, argv, first)) {
+    std::printf("%s", std::string(usage).c_str());
+    return 0;
+  }
   ProgramOptions options;
+  KernelSelection selection;
   try {
-    if (argc > 1 && std::string(argv[1]) == "--help") {
-      std::printf(
-          "usage: %s [--rows M] [--cols N] [--dtype fp32|fp16|bf16] [--kernel NAME] "
-          "[--json FILE] [--quick]\n",
-          argv[0]);
-      return 0;
-    }
-    options = parse_program_options(argc, argv, 1);
+    options = parse_program_options(argc, argv, first, program);
+    selection = select_kernels(kernels, options);
+    if (selection.runnable.empty() && selection.refused.empty())
+      refuse_option(options.op ? "--op/--kernel" : "--kernel", "leaves no kernel to run");
   } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "%s\n", error.what());
+    std::fprintf(stderr, "%s: %s\n%s", name.c_str(), error.what(), std::string(usage).c_str());
     return 2;
   }
-  if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
-    std::fprintf(stderr, "%s: %s; this program runs kernels and needs a CUDA GPU.\n", argv[0],
-                 reason.c_str());
-    return kNoGpuExitCode;
+  // Refusals of the arguments first; then the GPU; then the kernels that refuse the problem.
+  if (selection.runnable.empty()) {
+    print_refusals(stderr, selection.refused, options);
+    std::fprintf(stderr, "%s: every kernel chosen refuses the problem\n", name.c_str());
+    return 2;
   }
+  if (report_missing_gpu(program)) return kNoGpuExitCode;
+  print_refusals(stdout, selection.refused, options);
   try {
-    const std::vector<const KernelEntry*> chosen = select_kernels(kernels, options);
-    check_argument(!chosen.empty(), argv[0], "--kernel/--dtype/--cols", "leave no kernel to run");
-    const std::vector<ResultRow> rows = run_table(chosen, options, timing_for(options));
+    const std::vector<ResultRow> rows = run_table(selection.runnable, options, timing_for(options));
     print_table(rows, options);
     if (!options.json.empty()) write_json(rows, options, options.json);
     for (const ResultRow& row : rows) {
@@ -209,9 +231,21 @@ int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels)
     }
     return 0;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), error.what());
     return 1;
   }
+}
+
+int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels) {
+  const std::string usage = std::string("usage: ") + argv[0] + " [options]\n" +
+                            "runs this chapter's kernels on one problem, verifies each against "
+                            "float64 and prints a table\n" +
+                            kProgramOptionsUsage +
+                            "exit codes: 0 ok, 1 a kernel failed verification, 2 bad usage, "
+                            "69 no CUDA GPU\n";
+  const std::string_view path = argv[0];
+  const std::string_view program = path.substr(path.find_last_of('/') + 1);
+  return table_program(program, usage, argc, argv, 1, kernels);
 }
 
 }  // namespace normlab

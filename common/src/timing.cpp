@@ -66,10 +66,4 @@ Timing time_on_device(const std::function<void(cudaStream_t)>& launch, const Tim
   return {median, times.front(), reps};
 }
 
-double time_once_ms(const std::function<void(cudaStream_t)>& launch, bool flush_l2_first,
-                    cudaStream_t stream) {
-  return time_on_device(launch, {.warmup = 0, .repetitions = 1, .flush_l2 = flush_l2_first}, stream)
-      .median_ms;
-}
-
 }  // namespace normlab

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""normlab check on the GPU: PASS with exit code 0, --json output, and a --dump whose files
-hold what case.json says (sizes, dtypes) and whose y is the LayerNorm of the dumped inputs.
+"""normlab on the GPU. check: PASS with exit code 0, --json output, a --dump whose files hold
+what case.json says (sizes, dtypes) and whose y is the LayerNorm of the dumped inputs; a
+kernel that cannot take the case refused by name (exit 2); chapter 05's E[x^2] - E[x]^2
+failing on shifted rows chosen from the command line while Welford passes. tour: --op runs
+only that op's kernels, its --json parses, and "x previous chapter" divides by the fastest
+passing kernel of the op from an earlier chapter.
 
 usage: check_cli_gpu.py PATH/TO/normlab SCRATCH_DIR
 Exits 77 (skipped) when normlab check reports no GPU (exit 69), unless NORMLAB_REQUIRE_GPU=1.
@@ -25,9 +29,9 @@ def decode(dtype, raw):
     return list(struct.unpack(f"<{len(raw) // 2}e", raw))
 
 
-def run(normlab, *args):
-    result = subprocess.run([normlab, "check", *args], capture_output=True, text=True)
-    print(f"$ normlab check {' '.join(args)}  -> exit {result.returncode}")
+def run(normlab, *args, command="check"):
+    result = subprocess.run([normlab, command, *args], capture_output=True, text=True)
+    print(f"$ normlab {command} {' '.join(args)}  -> exit {result.returncode}")
     print(result.stdout + result.stderr)
     return result
 
@@ -102,9 +106,64 @@ def main() -> int:
     if worst > 1.0:
         failures.append("the dumped y is not the LayerNorm of the dumped inputs")
 
+    failures += check_refusal_and_distribution(normlab)
+    failures += check_tour(normlab, scratch)
+
     for failure in failures:
         print("FAILED:", failure)
     return 1 if failures else 0
+
+
+def check_refusal_and_distribution(normlab):
+    """A refused kernel exits 2 naming itself; shifted rows fail the sum of squares only."""
+    failures = []
+    refused = run(normlab, "--op", "rmsnorm", "--dtype", "fp32", "--rows", "4", "--cols", "64",
+                  "--kernel", "ch04_rmsnorm_fused_float4", "--gemma")
+    if refused.returncode != 2 or "ch04_rmsnorm_fused_float4" not in refused.stderr \
+            or "(1 + w)" not in refused.stderr:
+        failures.append("ch04_rmsnorm_fused_float4 with --gemma was not refused by name (exit 2)")
+
+    case = ["--op", "layernorm", "--rows", "64", "--cols", "4096"]  # fp32 by default
+    shifted = ["--distribution", "shifted", "--mean", "1e4"]
+    expected = [  # kernel, extra options, exit code, first word
+        ("ch05_layernorm_sum_of_squares", shifted, 1, "FAIL"),
+        ("ch05_layernorm_welford", shifted, 0, "PASS"),
+        ("ch05_layernorm_sum_of_squares", [], 0, "PASS"),  # centred rows: it is the data
+    ]
+    for kernel, extra, code, word in expected:
+        result = run(normlab, *case, "--kernel", kernel, *extra)
+        if result.returncode != code or not result.stdout.startswith(word):
+            failures.append(f"{kernel} {' '.join(extra)}: exit {result.returncode}, "
+                            f"expected {code} and {word}")
+    return failures
+
+
+def check_tour(normlab, scratch):
+    """tour --op rmsnorm --json: only RMSNorm rows; x previous against the fastest earlier."""
+    failures = []
+    path = os.path.join(scratch, "tour_rmsnorm.json")
+    result = run(normlab, "--op", "rmsnorm", "--rows", "256", "--cols", "4096", "--json", path,
+                 command="tour")
+    if result.returncode != 0:
+        return ["normlab tour --op rmsnorm did not verify every kernel"]
+    with open(path) as f:
+        table = json.load(f)
+    kernels = table["kernels"]
+    if not kernels or any(k["op"] != "rmsnorm" for k in kernels):
+        failures.append("tour --op rmsnorm ran kernels of other ops (or none)")
+    for k in kernels:
+        earlier = [e["median_ms"] for e in kernels
+                   if e["passed"] and e["chapter"] < k["chapter"]]
+        if not earlier:
+            if "speedup_vs_previous" in k:
+                failures.append(f"{k['name']} has an x previous with no earlier chapter")
+            continue
+        want = min(earlier) / k["median_ms"]
+        got = k.get("speedup_vs_previous")
+        if got is None or abs(got - want) > 1e-6 * want:
+            failures.append(f"{k['name']}: x previous {got}, expected {want} (the fastest "
+                            "passing earlier kernel)")
+    return failures
 
 
 if __name__ == "__main__":

@@ -3,40 +3,61 @@
 #include "check.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
+#include <iostream>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "normlab/command_line.hpp"
 #include "normlab/device.hpp"
+#include "normlab/json.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/random.hpp"
 #include "normlab/runner.hpp"
 #include "registry.hpp"
 
 namespace normlab::tool {
 
-const char* const kCheckUsage =
-    "usage: normlab check --op rmsnorm|layernorm|add_rmsnorm|add_layernorm --dtype fp32|fp16|bf16\n"
-    "                     --rows M --cols N [options]\n"
+namespace {
+
+constexpr const char* kCheckUsage =
+    "usage: normlab check --op rmsnorm|layernorm|add_rmsnorm|add_layernorm --rows M --cols N\n"
+    "                     [options]\n"
+    "  --dtype fp32|fp16|bf16    x, y and the residuals (default fp32)\n"
     "  --weight-dtype same|fp32  weight and bias in the input dtype (default) or in fp32\n"
     "  --row-stride S            elements between rows (S >= N; default N)\n"
-    "  --misalign E              shift every activation's base by E elements (default 0)\n"
+    "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
+    "                            (default 0)\n"
     "  --no-weight               no weight (scale 1)\n"
     "  --bias                    a bias (LayerNorm ops)\n"
     "  --gemma                   scale by (1 + w)\n"
     "  --eps E                   (default 1e-5)\n"
     "  --in-place                y over x; for add + norm, the new residual over the old\n"
+    "  --distribution D          x (and the residual) drawn from normal, shifted or heavy\n"
+    "                            (heavy-tailed: about 1% outliers); default normal\n"
+    "  --mean X                  the distribution's mean (default 0)\n"
+    "  --scale X                 its standard deviation, X >= 0 (default 1)\n"
     "  --seed K                  input seed (default 1)\n"
     "  --kernel NAME             run this registered kernel instead of chapter 07's\n"
     "  --dump DIR                write inputs, outputs and case.json into DIR\n"
     "  --json                    print the result as JSON\n"
-    "exit codes: 0 PASS, 1 FAIL, 2 bad usage, 69 no CUDA GPU\n";
+    "  --help                    print this and exit\n"
+    "A kernel that cannot take the case is refused by name (exit 2), before any GPU work.\n"
+    "exit codes: 0 PASS, 1 FAIL, 2 bad usage or a refused case, 69 no CUDA GPU\n";
 
-namespace {
+// The --distribution named @p text (random.hpp's parse_distribution), refused by the option's
+// name.
+Distribution distribution_named(const char* text) {
+  try {
+    return parse_distribution(text);
+  } catch (const std::invalid_argument& error) {
+    refuse_option("--distribution", std::string("names no distribution: ") + error.what());
+  }
+}
 
 struct CheckOptions {
   Case problem;
@@ -45,179 +66,149 @@ struct CheckOptions {
   bool json = false;
 };
 
-[[noreturn]] void refuse(const std::string& option, const std::string& why) {
-  throw std::invalid_argument("option '" + option + "' " + why);
-}
-
-std::int64_t parse_integer(const std::string& option, const char* text, std::int64_t minimum) {
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || value < minimum) {
-    refuse(option, "needs an integer >= " + std::to_string(minimum) + " (got '" + text + "')");
-  }
-  return value;
-}
-
-float parse_eps(const char* text) {
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  if (end == text || *end != '\0' || std::isnan(value) || value < 0.0) {
-    refuse("--eps", std::string("needs a number >= 0 (got '") + text + "')");
-  }
-  return static_cast<float>(value);
-}
-
 CheckOptions parse(int argc, char** argv, int first) {
   CheckOptions options;
   std::optional<Op> op;
-  std::optional<DType> dtype;
+  DType dtype = DType::f32;
   std::optional<std::int64_t> rows, cols, row_stride;
   bool fp32_parameters = false, no_weight = false, bias = false;
   Case& c = options.problem;
-  for (int i = first; i < argc; ++i) {
-    const std::string option = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) refuse(option, "needs a value");
-      return argv[++i];
-    };
-    if (option == "--op") {
-      op = parse_op(value(), "--op");
+  CommandLine line(argc, argv, first);
+  while (line.next()) {
+    if (line.is("--op")) {
+      op = parse_op(line.value(), "--op");
       if (*op != Op::rmsnorm && *op != Op::layernorm && *op != Op::add_rmsnorm &&
           *op != Op::add_layernorm) {
-        refuse(option, "must be rmsnorm, layernorm, add_rmsnorm or add_layernorm");
+        refuse_option("--op", "must be rmsnorm, layernorm, add_rmsnorm or add_layernorm");
       }
-    } else if (option == "--dtype") {
-      dtype = parse_dtype(value(), "--dtype");
-    } else if (option == "--weight-dtype") {
-      const std::string text = value();
+    } else if (line.is("--dtype")) {
+      dtype = parse_dtype(line.value(), "--dtype");
+    } else if (line.is("--weight-dtype")) {
+      const std::string text = line.value();
       if (text != "same" && text != "fp32")
-        refuse(option, "must be same or fp32 (got '" + text + "')");
+        refuse_option("--weight-dtype", "must be same or fp32 (got '" + text + "')");
       fp32_parameters = text == "fp32";
-    } else if (option == "--rows") {
-      rows = parse_integer(option, value(), 0);
-    } else if (option == "--cols") {
-      cols = parse_integer(option, value(), 1);
-    } else if (option == "--row-stride") {
-      row_stride = parse_integer(option, value(), 1);
-    } else if (option == "--misalign") {
-      c.misalign = parse_integer(option, value(), 0);
-    } else if (option == "--no-weight") {
+    } else if (line.is("--rows")) {
+      rows = line.integer(0);
+    } else if (line.is("--cols")) {
+      cols = line.integer(1);
+    } else if (line.is("--row-stride")) {
+      row_stride = line.integer(1);
+    } else if (line.is("--misalign")) {
+      c.misalign = line.integer(0, 63);
+    } else if (line.is("--no-weight")) {
       no_weight = true;
-    } else if (option == "--bias") {
+    } else if (line.is("--bias")) {
       bias = true;
-    } else if (option == "--gemma") {
+    } else if (line.is("--gemma")) {
       c.weight_plus_one = true;
-    } else if (option == "--eps") {
-      c.eps = parse_eps(value());
-    } else if (option == "--in-place") {
+    } else if (line.is("--eps")) {
+      c.eps = static_cast<float>(line.number(0.0));
+      if (c.eps > std::numeric_limits<float>::max()) refuse_option("--eps", "must fit a float");
+    } else if (line.is("--in-place")) {
       c.in_place = true;
-    } else if (option == "--seed") {
-      c.input.seed = static_cast<std::uint64_t>(parse_integer(option, value(), 0));
-    } else if (option == "--kernel") {
-      options.kernel = value();
-    } else if (option == "--dump") {
-      options.dump = value();
-    } else if (option == "--json") {
+    } else if (line.is("--distribution")) {
+      c.input.distribution = distribution_named(line.value());
+    } else if (line.is("--mean")) {
+      c.input.mean = line.number();
+    } else if (line.is("--scale")) {
+      c.input.scale = line.number(0.0);
+    } else if (line.is("--seed")) {
+      c.input.seed = static_cast<std::uint64_t>(line.integer(0));
+    } else if (line.is("--kernel")) {
+      options.kernel = line.value();
+    } else if (line.is("--dump")) {
+      options.dump = line.value();
+    } else if (line.is("--json")) {
       options.json = true;
     } else {
-      refuse(option, "is not an option of normlab check");
+      line.refuse_unknown("normlab check");
     }
   }
-  if (!op) refuse("--op", "is required");
-  if (!dtype) refuse("--dtype", "is required");
-  if (!rows) refuse("--rows", "is required");
-  if (!cols) refuse("--cols", "is required");
+  if (!op) refuse_option("--op", "is required");
+  if (!rows) refuse_option("--rows", "is required");
+  if (!cols) refuse_option("--cols", "is required");
   if (row_stride && *row_stride < *cols) {
-    refuse("--row-stride", "must be >= --cols (got " + std::to_string(*row_stride) + " < " +
-                               std::to_string(*cols) + ")");
+    refuse_option("--row-stride", "must be >= --cols (got " + std::to_string(*row_stride) + " < " +
+                                      std::to_string(*cols) + ")");
+  }
+  // Every byte offset of a tensor (and of its float64 reference) must fit 64 bits.
+  const std::int64_t stride = row_stride.value_or(*cols);
+  if (*rows > 0 && stride > std::numeric_limits<std::int64_t>::max() / 16 / *rows) {
+    refuse_option("--rows", "times the row stride (" + std::to_string(*rows) + " x " +
+                                std::to_string(stride) +
+                                ") is more elements than can be addressed");
   }
   const bool layernorm = is_layernorm(*op);
-  if (bias && !layernorm) refuse("--bias", "needs --op layernorm or add_layernorm");
-  if (c.weight_plus_one && no_weight) refuse("--gemma", "scales by (1 + w) and needs a weight");
+  if (bias && !layernorm) refuse_option("--bias", "needs --op layernorm or add_layernorm");
+  if (c.weight_plus_one && no_weight)
+    refuse_option("--gemma", "scales by (1 + w) and needs a weight");
   c.op = *op;
   c.shape = {.rows = *rows,
              .cols = *cols,
-             .dtype = *dtype,
-             .weight_dtype = fp32_parameters ? DType::f32 : *dtype,
+             .dtype = dtype,
+             .weight_dtype = fp32_parameters ? DType::f32 : dtype,
              .weight = !no_weight,
              .bias = bias};
   c.pad = row_stride ? *row_stride - *cols : 0;
   return options;
 }
 
-// The kernel to run: --kernel NAME, or chapter 07's for the op. Refused by name when it does
-// not exist or cannot run the case.
-const KernelEntry& choose_kernel(const CheckOptions& options) {
-  const Case& c = options.problem;
+// The kernel to run: --kernel NAME, or chapter 07's for the op; refused by name when there
+// is none. Whether it can run the case is asked separately (check_command).
+const KernelEntry& kernel_to_run(const CheckOptions& options) {
+  const Op op = options.problem.op;
   const KernelEntry* kernel =
-      options.kernel.empty() ? default_kernel(c.op) : find_kernel(options.kernel);
-  if (kernel == nullptr) {
-    if (options.kernel.empty())
-      refuse("--op", std::string("has no default kernel for ") + name_of(c.op));
-    refuse("--kernel", "names no registered kernel ('" + options.kernel + "'; see normlab list)");
-  }
-  const std::string refusal = kernel->refusal(c);
-  if (!refusal.empty()) {
-    refuse("--kernel",
-           "names " + kernel->name + ", which refuses " + c.describe() + ": " + refusal);
-  }
+      options.kernel.empty() ? default_kernel(op) : find_kernel(options.kernel);
+  if (kernel == nullptr && options.kernel.empty())
+    refuse_option("--op", std::string("has no default kernel for ") + name_of(op));
+  if (kernel == nullptr)
+    refuse_option("--kernel",
+                  "names no registered kernel ('" + options.kernel + "'; see normlab list)");
   return *kernel;
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
 }
 
 void print_json(const KernelEntry& kernel, const CheckOptions& options, const CaseResult& result,
                 double max_abs, double max_rel) {
   const Tolerance tolerance = tolerance_for(options.problem.shape.dtype);
-  std::printf("{\"result\": \"%s\", \"kernel\": %s, \"case\": %s,\n",
-              result.passed() ? "PASS" : "FAIL", json_string(kernel.name).c_str(),
-              json_string(result.case_description).c_str());
-  std::printf(
-      " \"tolerance\": {\"abs\": %s, \"rel\": %s}, \"max_abs_error\": %s, \"max_rel_error\": %s,\n",
-      json_number(tolerance.abs).c_str(), json_number(tolerance.rel).c_str(),
-      json_number(max_abs).c_str(), json_number(max_rel).c_str());
-  if (!options.dump.empty()) std::printf(" \"dump\": %s,\n", json_string(options.dump).c_str());
-  std::printf(" \"outputs\": [");
-  for (std::size_t i = 0; i < result.reports.size(); ++i) {
-    const CompareReport& r = result.reports[i];
-    std::printf(
-        "%s\n  {\"name\": %s, \"passed\": %s, \"checked\": %lld, \"mismatches\": %lld, "
-        "\"non_finite\": %lld, \"unwritten\": %lld, \"guard_overwrites\": %lld, "
-        "\"max_abs_error\": %s, \"max_rel_error\": %s, \"first\": [",
-        i ? "," : "", json_string(r.what).c_str(), r.passed() ? "true" : "false",
-        static_cast<long long>(r.checked), static_cast<long long>(r.mismatches),
-        static_cast<long long>(r.non_finite), static_cast<long long>(r.unwritten),
-        static_cast<long long>(r.guard_overwrites), json_number(r.max_abs_error).c_str(),
-        json_number(r.max_rel_error).c_str());
-    for (std::size_t j = 0; j < r.first.size(); ++j) {
-      const Mismatch& m = r.first[j];
-      std::printf("%s{\"row\": %lld, \"col\": %lld, \"got\": %s, \"want\": %s}", j ? ", " : "",
-                  static_cast<long long>(m.row), static_cast<long long>(m.col),
-                  json_number(m.got).c_str(), json_number(m.want).c_str());
+  JsonWriter json(std::cout);
+  json.begin_object()
+      .member("result", result.passed() ? "PASS" : "FAIL")
+      .member("kernel", kernel.name)
+      .member("case", result.case_description)
+      .key("tolerance")
+      .begin_object()
+      .member("abs", tolerance.abs)
+      .member("rel", tolerance.rel)
+      .end_object()
+      .member("max_abs_error", max_abs)
+      .member("max_rel_error", max_rel);
+  if (!options.dump.empty()) json.member("dump", options.dump);
+  json.key("outputs").begin_array();
+  for (const CompareReport& r : result.reports) {
+    json.begin_object()
+        .member("name", r.what)
+        .member("passed", r.passed())
+        .member("checked", r.checked)
+        .member("mismatches", r.mismatches)
+        .member("non_finite", r.non_finite)
+        .member("unwritten", r.unwritten)
+        .member("guard_overwrites", r.guard_overwrites)
+        .member("max_abs_error", r.max_abs_error)
+        .member("max_rel_error", r.max_rel_error)
+        .key("first")
+        .begin_array();
+    for (const Mismatch& m : r.first) {
+      json.begin_object()
+          .member("row", m.row)
+          .member("col", m.col)
+          .member("got", m.got)
+          .member("want", m.want)
+          .end_object();
     }
-    std::printf("]}");
+    json.end_array().end_object();
   }
-  std::printf("\n ]}\n");
+  json.end_array().end_object();
 }
 
 void print_text(const KernelEntry& kernel, const CaseResult& result, Tolerance tolerance,
@@ -233,20 +224,28 @@ void print_text(const KernelEntry& kernel, const CaseResult& result, Tolerance t
 }  // namespace
 
 int check_command(int argc, char** argv, int first) {
+  if (asks_for_help(argc, argv, first)) {
+    std::printf("%s", kCheckUsage);
+    return 0;
+  }
+  // Bad options, then a kernel that cannot take the case: both refused before any GPU work.
   CheckOptions options;
   const KernelEntry* kernel = nullptr;
   try {
     options = parse(argc, argv, first);
-    kernel = &choose_kernel(options);
+    kernel = &kernel_to_run(options);
   } catch (const std::invalid_argument& error) {
     std::fprintf(stderr, "normlab check: %s\n%s", error.what(), kCheckUsage);
     return 2;
   }
-  if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
-    std::fprintf(stderr, "normlab check: %s; it runs a kernel and needs a CUDA GPU.\n",
-                 reason.c_str());
-    return kNoGpuExitCode;
+  if (const std::string refusal = kernel->refusal(options.problem); !refusal.empty()) {
+    const std::string chosen_by =
+        options.kernel.empty() ? "the default kernel for the op" : "option '--kernel'";
+    std::fprintf(stderr, "normlab check: %s (%s) refuses %s: %s\n", kernel->name.c_str(),
+                 chosen_by.c_str(), options.problem.describe().c_str(), refusal.c_str());
+    return 2;
   }
+  if (report_missing_gpu("normlab check")) return kNoGpuExitCode;
   CaseResult result;
   try {
     Workspace workspace(options.problem);

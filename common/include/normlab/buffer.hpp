@@ -1,5 +1,5 @@
 /// @file buffer.hpp
-/// @brief Move-only owners of device and pinned host memory, with a poison fill, and a host
+/// @brief A move-only owner of device memory, with a poison fill, and a host
 /// matrix placed on the device inside a poisoned allocation.
 #pragma once
 
@@ -57,36 +57,6 @@ class DeviceBuffer {
   void download(void* host) const {
     if (count_ > 0) NORMLAB_CHECK(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost));
   }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
-};
-
-/// Page-locked host memory for @p count elements of T. Move-only; freed on destruction.
-template <typename T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count_ > 0) NORMLAB_CHECK(cudaMallocHost(&data_, count_ * sizeof(T)));
-  }
-  ~PinnedBuffer() {
-    if (data_) cudaFreeHost(data_);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-    return *this;
-  }
-
-  T* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return count_; }
-  T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
  private:
   T* data_ = nullptr;

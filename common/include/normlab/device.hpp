@@ -3,14 +3,20 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace normlab {
 
 /// Exit code of every normlab program that needs a GPU and finds none.
 inline constexpr int kNoGpuExitCode = 69;
 
-/// Empty when a CUDA device is usable; otherwise why not, in one line.
+/// Empty when a CUDA device is usable; otherwise one line that says no CUDA GPU is visible,
+/// CUDA's error name following in parentheses.
 std::string gpu_unavailable_reason();
+
+/// When no CUDA device is usable, prints "<program>: <reason>; it runs kernels and needs a
+/// CUDA GPU." (one line, stderr) and returns true.
+bool report_missing_gpu(std::string_view program);
 
 /// Name of the current device, e.g. "NVIDIA H100 80GB HBM3".
 std::string device_name();

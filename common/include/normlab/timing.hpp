@@ -26,8 +26,4 @@ struct Timing {
 Timing time_on_device(const std::function<void(cudaStream_t)>& launch,
                       const TimingOptions& options = {}, cudaStream_t stream = nullptr);
 
-/// One flushed, event-timed run of @p launch, in milliseconds (for Google Benchmark loops).
-double time_once_ms(const std::function<void(cudaStream_t)>& launch, bool flush_l2 = true,
-                    cudaStream_t stream = nullptr);
-
 }  // namespace normlab
