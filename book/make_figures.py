@@ -12,7 +12,8 @@ RESULTS_DIR (book/results) may hold, all optional:
   torch_comparison.json            bench/compare_torch.py output
 
 OUT_DIR receives, whatever RESULTS_DIR holds:
-  chNN_results.html (NN = 00..11)  that chapter's kernels; or a line saying nothing is measured yet
+  chNN_results.html                that chapter's kernels, for each chapter with a page in
+                                   book/pages; or a line saying nothing is measured yet
   performance_results.html         every measured shape: a bar chart and a table each
   torch_comparison.html            normlab next to PyTorch
   ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
@@ -36,6 +37,7 @@ CHAPTERS = range(0, 12)
 # Charts the pages show with \image: always written, so that the book renders before any
 # results are committed. (op, rows, cols, dtype)
 HEADLINE_CHARTS = [("rmsnorm", 2048, 8192, "fp32")]
+PAGES = Path(__file__).resolve().parent / "pages"
 TIME_UNITS_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 # Longest first: "add_rmsnorm" must not be read as "rmsnorm".
 OPS_BY_NAME = ["rmsnorm_backward", "layernorm_backward", "add_rmsnorm", "add_layernorm",
@@ -432,12 +434,17 @@ def block_sweep_page(results):
 # ---------------------------------------------------------------- main
 
 
+def has_page(chapter):
+    """Whether the book has a page for @p chapter: only those get a results fragment."""
+    return any(PAGES.glob(f"ch{chapter:02d}-*.md"))
+
+
 def make(results, out):
     out.mkdir(parents=True, exist_ok=True)
     tours = read_tours(results)
     known_ops = {r.kernel: r.op for r in tours.rows} if tours else {}
     runs = ([tours] if tours else []) + read_benches(results, known_ops)
-    for chapter in CHAPTERS:
+    for chapter in [c for c in CHAPTERS if has_page(c)]:
         (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
     (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
@@ -458,6 +465,7 @@ def self_test():
         results.mkdir()
         make(results, out)
         assert "No measured results" in (out / "ch04_results.html").read_text()
+        assert not any(out.glob("ch11_*")), "a fragment for a chapter without a page"
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
 
