@@ -431,6 +431,59 @@ def block_sweep_page(results):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- chapter 05 on shifted rows
+
+
+def shifted_page(results):
+    """Chapter 05's two kernels on rows shifted to a large mean: every
+    ch05-shifted/<kernel>-mean<M>.json (`normlab check --json` output) as one table row, with the
+    GPU and date of ch05-shifted/run.json."""
+    folder = results / "ch05-shifted"
+    files = sorted(folder.glob("*-mean*.json")) if folder.is_dir() else []
+    if not files:
+        return no_results("chapter 05 on shifted rows")
+    info = load_json(folder / "run.json") if (folder / "run.json").exists() else {}
+    lines = [f'<table class="doxtable normlab-results"><caption>Chapter 05 on rows of spread 1 '
+             f'shifted to a large mean (<code>normlab check --distribution shifted</code>), '
+             f'{html.escape(info.get("gpu", "GPU not recorded"))}, '
+             f'{short_date(info.get("date", ""))}.</caption>',
+             "<tr><th>kernel</th><th>row mean</th><th>result</th><th>largest |error| of y</th>"
+             "<th>tolerance</th><th>mismatching values of y</th></tr>"]
+    for path in files:
+        check = load_json(path)
+        mean = re.search(r"-mean([^.]+(?:\.\d+)?)\.json$", path.name).group(1)
+        y = next((o for o in check.get("outputs", []) if o.get("name") == "y"), {})
+        tolerance = check.get("tolerance", {})
+        lines.append(f"<tr><td><code>{html.escape(check['kernel'])}</code></td><td>{html.escape(mean)}</td>"
+                     f"<td>{html.escape(check['result'])}</td>"
+                     f"<td>{number(y.get('max_abs_error'), 3) if y else '&mdash;'}</td>"
+                     f"<td>{tolerance.get('abs', '?')} + {tolerance.get('rel', '?')} &middot; |want|</td>"
+                     f"<td>{y.get('mismatches', '&mdash;')} of {y.get('checked', '&mdash;')}</td></tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- sample output
+
+
+# Text samples the pages show where a student first meets a tool: (file in RESULTS_DIR, what
+# it is, the command that makes it).
+SAMPLES = {"tour_sample.html": ("tour-2048x8192-fp32.txt", "the tour",
+                                "normlab tour > book/results/tour-2048x8192-fp32.txt"),
+           "scorecard_sample.html": ("scorecard-ex04.txt", "a grading scorecard",
+                                     "scripts/grade 04 > book/results/scorecard-ex04.txt")}
+
+
+def sample_page(results, name):
+    """The committed text output of a tool, verbatim, or a note saying how to commit it."""
+    file_name, what, command = SAMPLES[name]
+    path = results / file_name
+    if not path.exists():
+        return (f'<p class="normlab-no-results">No sample of {what} is committed yet '
+                f"(<code>{html.escape(command)}</code> on a GPU makes one).</p>")
+    return f'<pre class="fragment">{html.escape(path.read_text())}</pre>'
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -449,6 +502,9 @@ def make(results, out):
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
     (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
     (out / "ch03_block_sizes.html").write_text(block_sweep_page(results) + "\n")
+    (out / "ch05_shifted.html").write_text(shifted_page(results) + "\n")
+    for name in SAMPLES:
+        (out / name).write_text(sample_page(results, name) + "\n")
     problems = problems_in(runs)
     for problem, run in problems.items():
         (out / chart_name(problem)).write_text(bar_chart(problem, run) + "\n")
@@ -468,6 +524,26 @@ def self_test():
         assert not any(out.glob("ch11_*")), "a fragment for a chapter without a page"
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
+        assert "No measured results" in (out / "ch05_shifted.html").read_text()
+        assert "No sample of the tour" in (out / "tour_sample.html").read_text()
+        (results / "scorecard-ex04.txt").write_text("ex04: 3 of 4 <cases> passed\n")
+        make(results, out)
+        assert "ex04: 3 of 4 &lt;cases&gt; passed" in (out / "scorecard_sample.html").read_text()
+        (results / "scorecard-ex04.txt").unlink()
+        shifted = results / "ch05-shifted"
+        shifted.mkdir()
+        (shifted / "run.json").write_text(json.dumps({"gpu": "Shift GPU", "date": "2000-01-05"}))
+        (shifted / "ch05_layernorm_sum_of_squares-mean1e4.json").write_text(json.dumps({
+            "result": "FAIL", "kernel": "ch05_layernorm_sum_of_squares", "case": "c",
+            "tolerance": {"abs": 1e-4, "rel": 1e-4},
+            "outputs": [{"name": "y", "checked": 10, "mismatches": 7, "max_abs_error": 2.5}]}))
+        make(results, out)
+        table = (out / "ch05_shifted.html").read_text()
+        assert "Shift GPU" in table and "<td>1e4</td><td>FAIL</td><td>2.500</td>" in table, table
+        assert "<td>7 of 10</td>" in table, table
+        (shifted / "ch05_layernorm_sum_of_squares-mean1e4.json").unlink()
+        (shifted / "run.json").unlink()
+        shifted.rmdir()
 
         kernel = lambda name, ch, op, ms, extra: dict(
             name=name, chapter=ch, op=op, case="c", passed=True, median_ms=ms, min_ms=ms,
