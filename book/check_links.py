@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks every link of the rendered book: each relative href or src names a file that exists,
-and each #fragment an id or name in the page it points to. Links to other sites are not
-fetched (the check runs offline).
+"""Checks every link of the rendered book: each relative href, src or object data (Doxygen's
+SVG images) names a file that exists, and each #fragment an id or name in the page it points
+to. Links to other sites are not fetched (the check runs offline).
 
     check_links.py HTML_DIR
     check_links.py --self-test
@@ -31,7 +31,8 @@ class Page(HTMLParser):
             if name in ("id", "name"):
                 self.anchors.add(value)
             elif (name == "href" and tag in ("a", "link", "area")) or \
-                    (name == "src" and tag in ("img", "script", "iframe")):
+                    (name == "src" and tag in ("img", "script", "iframe")) or \
+                    (name == "data" and tag == "object"):
                 self.links.append(value)
 
 
@@ -66,11 +67,13 @@ def self_test():
         root = Path(scratch)
         (root / "a.html").write_text('<a href="b.html#here">ok</a><a href="b.html#gone">x</a>'
                                      '<a href="missing.html">x</a><img src="pic.svg"/>'
+                                     '<object type="image/svg+xml" data="fig.svg"></object>'
                                      '<a href="https://example.org/">external</a>')
         (root / "b.html").write_text('<h1 id="here">B</h1><a href="a.html">back</a>')
         broken, count = broken_links(root)
         assert count == 2, count
         assert sorted(broken) == ["a.html: b.html#gone (no anchor #gone)",
+                                  "a.html: fig.svg (no such file)",
                                   "a.html: missing.html (no such file)",
                                   "a.html: pic.svg (no such file)"], broken
     print("check_links self-test passed")
