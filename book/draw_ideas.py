@@ -164,23 +164,24 @@ def ch01_thread_per_row():
 
 def ch02_block_tree():
     """A block per row with its coalesced strided loop, and the shared-memory tree."""
-    fig = Figure(420, "Chapter 02: a block per row, coalesced loads, a tree with barriers")
+    fig = Figure(440, "Chapter 02: a block per row, coalesced loads, a tree with barriers")
     heading(fig, 20, "Block b owns row b; thread t reads columns t, t + 256, t + 512, ...")
-    x0, y, cell = 20, 40, 2.8
-    # 8192 columns drawn as 32 strides of 256 columns: each stride one pass of the block.
-    for k in range(8):
-        x = x0 + k * 256 * cell / 3
+    x0, y, warp_width = 20, 40, 25
+    # 8192 columns are 32 passes of the block over 256 columns; the first three are drawn.
+    for k in range(3):
+        x = x0 + k * (8 * warp_width + 8)
         for warp in range(8):
-            fig.rect(x + warp * 32 * cell / 3, y, 32 * cell / 3, 22, fill=THREAD[warp],
-                     stroke="white", width=0.5)
-    fig.text(x0 + 8 * 256 * cell / 3 + 8, y + 16, "... 32 passes of 256 columns",
-             size=11, fill="#555")
-    fig.text(x0, y + 38, "one pass: 256 threads = 8 warps (colours); warp w reads 32 neighbouring "
+            fig.rect(x + warp * warp_width, y, warp_width, 22, fill=THREAD[warp], stroke="white",
+                     width=0.5)
+        fig.text(x + 4 * warp_width, y + 36, f"pass {k}: columns {256 * k}-{256 * k + 255}",
+                 size=10, anchor="middle", fill="#555")
+    fig.text(x0 + 3 * (8 * warp_width + 8) + 4, y + 16, "... 32 passes", size=11, fill="#555")
+    fig.text(x0, y + 56, "one pass: 256 threads = 8 warps (colours); warp w reads 32 neighbouring "
              "floats, 128 B = 4 full sectors", size=11)
     # The tree on 16 partials (the real block: 256 partials, 8 levels, 9 barriers).
-    heading(fig, 110, "The tree on 16 partials (the kernel: 256 partials, 8 levels, 9 barriers)")
+    heading(fig, 130, "The tree on 16 partials (the kernel: 256 partials, 8 levels, 9 barriers)")
     values = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3]
-    x0, y0, cell, gap = 50, 140, 36, 58
+    x0, y0, cell, gap = 50, 158, 36, 58
     level = 0
     while True:
         for t, v in enumerate(values):
