@@ -304,8 +304,10 @@ def chart_title(problem):
     return f"{op} {rows} x {cols} {dtype}: % of the copy roof"
 
 
-def bar_chart(problem, run):
-    rows = [r for r in run.rows if r.problem == problem]
+def bar_chart(problem, run, title=None):
+    """% of the copy roof per kernel of @p problem; with op None, every op of that shape."""
+    rows = [r for r in run.rows
+            if r.problem == problem or (problem[0] is None and r.problem[1:] == problem[1:])]
     scale_max = max([100.0] + [r.percent_of_roof for r in rows if r.passed])
     plot_width = CHART_WIDTH - LABEL_WIDTH - 70
     x_of = lambda percent: LABEL_WIDTH + plot_width * percent / scale_max
@@ -331,7 +333,7 @@ def bar_chart(problem, run):
                     f'stroke="#999"{dash}/>')
         body.append(svg_text(x, bottom + 16, f"{percent}%", size=10, anchor="middle", fill="#555"))
     body.append(svg_text(x_of(100), TOP - 10, "copy roof", size=10, anchor="middle", fill="#555"))
-    return svg_document(height, chart_title(problem), run_subtitle(run), body)
+    return svg_document(height, title or chart_title(problem), run_subtitle(run), body)
 
 
 def run_subtitle(run):
@@ -339,10 +341,23 @@ def run_subtitle(run):
     return f"{run.gpu}, {run.date}{roof}"
 
 
-def placeholder_chart(problem):
+def placeholder_chart(problem, title=None):
     body = [svg_text(10, TOP + 10, "No measured results are committed for this shape yet.",
                      fill="#555")]
-    return svg_document(TOP + 30, chart_title(problem), "no GPU run committed", body)
+    return svg_document(TOP + 30, title or chart_title(problem), "no GPU run committed", body)
+
+
+# The ladder every chapter page shows: each kernel of the tour on the book's reference problem,
+# whatever its op, from the tour's results.
+LADDER_ALL = ((None, 2048, 8192, "fp32"), "ladder_all_2048x8192.svg",
+              "Every chapter's kernels, 2048 x 8192 fp32: % of the copy roof")
+
+
+def ladder_all(tours):
+    problem, name, title = LADDER_ALL
+    if tours and any(r.problem[1:] == problem[1:] for r in tours.rows):
+        return name, bar_chart(problem, tours, title)
+    return name, placeholder_chart(problem, title)
 
 
 # ---------------------------------------------------------------- PyTorch comparison
@@ -511,6 +526,8 @@ def make(results, out):
     for problem in HEADLINE_CHARTS:
         if problem not in problems:
             (out / chart_name(problem)).write_text(placeholder_chart(problem) + "\n")
+    name, chart = ladder_all(tours)
+    (out / name).write_text(chart + "\n")
 
 
 def self_test():
@@ -523,6 +540,7 @@ def self_test():
         assert "No measured results" in (out / "ch04_results.html").read_text()
         assert not any(out.glob("ch11_*")), "a fragment for a chapter without a page"
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "No measured results" in (out / "ladder_all_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
         assert "No measured results" in (out / "ch05_shifted.html").read_text()
         assert "No sample of the tour" in (out / "tour_sample.html").read_text()
@@ -583,6 +601,7 @@ def self_test():
         assert "verification failed" in ch07, ch07
         assert "add_rmsnorm" in (out / "ch06_results.html").read_text()
         ladder = (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "No measured results" not in (out / "ladder_all_2048x8192.svg").read_text()
         assert "ch04_rmsnorm_float4" in ladder and "Test GPU" in ladder and "100.0%" in ladder
         assert (out / "ladder_rmsnorm_8192x576_bf16.svg").exists()
         assert "ch07_rmsnorm" in (out / "performance_results.html").read_text()
