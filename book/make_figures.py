@@ -12,7 +12,8 @@ RESULTS_DIR (book/results) may hold, all optional:
   torch_comparison.json            bench/compare_torch.py output
 
 OUT_DIR receives, whatever RESULTS_DIR holds:
-  chNN_results.html (NN = 00..11)  that chapter's kernels; or a line saying nothing is measured yet
+  chNN_results.html                that chapter's kernels, for each chapter with a page in
+                                   book/pages; or a line saying nothing is measured yet
   performance_results.html         every measured shape: a bar chart and a table each
   torch_comparison.html            normlab next to PyTorch
   ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
@@ -36,6 +37,7 @@ CHAPTERS = range(0, 12)
 # Charts the pages show with \image: always written, so that the book renders before any
 # results are committed. (op, rows, cols, dtype)
 HEADLINE_CHARTS = [("rmsnorm", 2048, 8192, "fp32")]
+PAGES = Path(__file__).resolve().parent / "pages"
 TIME_UNITS_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 # Longest first: "add_rmsnorm" must not be read as "rmsnorm".
 OPS_BY_NAME = ["rmsnorm_backward", "layernorm_backward", "add_rmsnorm", "add_layernorm",
@@ -302,8 +304,10 @@ def chart_title(problem):
     return f"{op} {rows} x {cols} {dtype}: % of the copy roof"
 
 
-def bar_chart(problem, run):
-    rows = [r for r in run.rows if r.problem == problem]
+def bar_chart(problem, run, title=None):
+    """% of the copy roof per kernel of @p problem; with op None, every op of that shape."""
+    rows = [r for r in run.rows
+            if r.problem == problem or (problem[0] is None and r.problem[1:] == problem[1:])]
     scale_max = max([100.0] + [r.percent_of_roof for r in rows if r.passed])
     plot_width = CHART_WIDTH - LABEL_WIDTH - 70
     x_of = lambda percent: LABEL_WIDTH + plot_width * percent / scale_max
@@ -329,7 +333,7 @@ def bar_chart(problem, run):
                     f'stroke="#999"{dash}/>')
         body.append(svg_text(x, bottom + 16, f"{percent}%", size=10, anchor="middle", fill="#555"))
     body.append(svg_text(x_of(100), TOP - 10, "copy roof", size=10, anchor="middle", fill="#555"))
-    return svg_document(height, chart_title(problem), run_subtitle(run), body)
+    return svg_document(height, title or chart_title(problem), run_subtitle(run), body)
 
 
 def run_subtitle(run):
@@ -337,10 +341,23 @@ def run_subtitle(run):
     return f"{run.gpu}, {run.date}{roof}"
 
 
-def placeholder_chart(problem):
+def placeholder_chart(problem, title=None):
     body = [svg_text(10, TOP + 10, "No measured results are committed for this shape yet.",
                      fill="#555")]
-    return svg_document(TOP + 30, chart_title(problem), "no GPU run committed", body)
+    return svg_document(TOP + 30, title or chart_title(problem), "no GPU run committed", body)
+
+
+# The ladder every chapter page shows: each kernel of the tour on the book's reference problem,
+# whatever its op, from the tour's results.
+LADDER_ALL = ((None, 2048, 8192, "fp32"), "ladder_all_2048x8192.svg",
+              "Every chapter's kernels, 2048 x 8192 fp32: % of the copy roof")
+
+
+def ladder_all(tours):
+    problem, name, title = LADDER_ALL
+    if tours and any(r.problem[1:] == problem[1:] for r in tours.rows):
+        return name, bar_chart(problem, tours, title)
+    return name, placeholder_chart(problem, title)
 
 
 # ---------------------------------------------------------------- PyTorch comparison
@@ -429,7 +446,65 @@ def block_sweep_page(results):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- chapter 05 on shifted rows
+
+
+def shifted_page(results):
+    """Chapter 05's two kernels on rows shifted to a large mean: every
+    ch05-shifted/<kernel>-mean<M>.json (`normlab check --json` output) as one table row, with the
+    GPU and date of ch05-shifted/run.json."""
+    folder = results / "ch05-shifted"
+    files = sorted(folder.glob("*-mean*.json")) if folder.is_dir() else []
+    if not files:
+        return no_results("chapter 05 on shifted rows")
+    info = load_json(folder / "run.json") if (folder / "run.json").exists() else {}
+    lines = [f'<table class="doxtable normlab-results"><caption>Chapter 05 on rows of spread 1 '
+             f'shifted to a large mean (<code>normlab check --distribution shifted</code>), '
+             f'{html.escape(info.get("gpu", "GPU not recorded"))}, '
+             f'{short_date(info.get("date", ""))}.</caption>',
+             "<tr><th>kernel</th><th>row mean</th><th>result</th><th>largest |error| of y</th>"
+             "<th>tolerance</th><th>mismatching values of y</th></tr>"]
+    for path in files:
+        check = load_json(path)
+        mean = re.search(r"-mean([^.]+(?:\.\d+)?)\.json$", path.name).group(1)
+        y = next((o for o in check.get("outputs", []) if o.get("name") == "y"), {})
+        tolerance = check.get("tolerance", {})
+        lines.append(f"<tr><td><code>{html.escape(check['kernel'])}</code></td><td>{html.escape(mean)}</td>"
+                     f"<td>{html.escape(check['result'])}</td>"
+                     f"<td>{number(y.get('max_abs_error'), 3) if y else '&mdash;'}</td>"
+                     f"<td>{tolerance.get('abs', '?')} + {tolerance.get('rel', '?')} &middot; |want|</td>"
+                     f"<td>{y.get('mismatches', '&mdash;')} of {y.get('checked', '&mdash;')}</td></tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- sample output
+
+
+# Text samples the pages show where a student first meets a tool: (file in RESULTS_DIR, what
+# it is, the command that makes it).
+SAMPLES = {"tour_sample.html": ("tour-2048x8192-fp32.txt", "the tour",
+                                "normlab tour > book/results/tour-2048x8192-fp32.txt"),
+           "scorecard_sample.html": ("scorecard-ex04.txt", "a grading scorecard",
+                                     "scripts/grade 04 > book/results/scorecard-ex04.txt")}
+
+
+def sample_page(results, name):
+    """The committed text output of a tool, verbatim, or a note saying how to commit it."""
+    file_name, what, command = SAMPLES[name]
+    path = results / file_name
+    if not path.exists():
+        return (f'<p class="normlab-no-results">No sample of {what} is committed yet '
+                f"(<code>{html.escape(command)}</code> on a GPU makes one).</p>")
+    return f'<pre class="fragment">{html.escape(path.read_text())}</pre>'
+
+
 # ---------------------------------------------------------------- main
+
+
+def has_page(chapter):
+    """Whether the book has a page for @p chapter: only those get a results fragment."""
+    return any(PAGES.glob(f"ch{chapter:02d}-*.md"))
 
 
 def make(results, out):
@@ -437,17 +512,22 @@ def make(results, out):
     tours = read_tours(results)
     known_ops = {r.kernel: r.op for r in tours.rows} if tours else {}
     runs = ([tours] if tours else []) + read_benches(results, known_ops)
-    for chapter in CHAPTERS:
+    for chapter in [c for c in CHAPTERS if has_page(c)]:
         (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
     (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
     (out / "ch03_block_sizes.html").write_text(block_sweep_page(results) + "\n")
+    (out / "ch05_shifted.html").write_text(shifted_page(results) + "\n")
+    for name in SAMPLES:
+        (out / name).write_text(sample_page(results, name) + "\n")
     problems = problems_in(runs)
     for problem, run in problems.items():
         (out / chart_name(problem)).write_text(bar_chart(problem, run) + "\n")
     for problem in HEADLINE_CHARTS:
         if problem not in problems:
             (out / chart_name(problem)).write_text(placeholder_chart(problem) + "\n")
+    name, chart = ladder_all(tours)
+    (out / name).write_text(chart + "\n")
 
 
 def self_test():
@@ -458,8 +538,30 @@ def self_test():
         results.mkdir()
         make(results, out)
         assert "No measured results" in (out / "ch04_results.html").read_text()
+        assert not any(out.glob("ch11_*")), "a fragment for a chapter without a page"
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "No measured results" in (out / "ladder_all_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
+        assert "No measured results" in (out / "ch05_shifted.html").read_text()
+        assert "No sample of the tour" in (out / "tour_sample.html").read_text()
+        (results / "scorecard-ex04.txt").write_text("ex04: 3 of 4 <cases> passed\n")
+        make(results, out)
+        assert "ex04: 3 of 4 &lt;cases&gt; passed" in (out / "scorecard_sample.html").read_text()
+        (results / "scorecard-ex04.txt").unlink()
+        shifted = results / "ch05-shifted"
+        shifted.mkdir()
+        (shifted / "run.json").write_text(json.dumps({"gpu": "Shift GPU", "date": "2000-01-05"}))
+        (shifted / "ch05_layernorm_sum_of_squares-mean1e4.json").write_text(json.dumps({
+            "result": "FAIL", "kernel": "ch05_layernorm_sum_of_squares", "case": "c",
+            "tolerance": {"abs": 1e-4, "rel": 1e-4},
+            "outputs": [{"name": "y", "checked": 10, "mismatches": 7, "max_abs_error": 2.5}]}))
+        make(results, out)
+        table = (out / "ch05_shifted.html").read_text()
+        assert "Shift GPU" in table and "<td>1e4</td><td>FAIL</td><td>2.500</td>" in table, table
+        assert "<td>7 of 10</td>" in table, table
+        (shifted / "ch05_layernorm_sum_of_squares-mean1e4.json").unlink()
+        (shifted / "run.json").unlink()
+        shifted.rmdir()
 
         kernel = lambda name, ch, op, ms, extra: dict(
             name=name, chapter=ch, op=op, case="c", passed=True, median_ms=ms, min_ms=ms,
@@ -499,6 +601,7 @@ def self_test():
         assert "verification failed" in ch07, ch07
         assert "add_rmsnorm" in (out / "ch06_results.html").read_text()
         ladder = (out / "ladder_rmsnorm_2048x8192.svg").read_text()
+        assert "No measured results" not in (out / "ladder_all_2048x8192.svg").read_text()
         assert "ch04_rmsnorm_float4" in ladder and "Test GPU" in ladder and "100.0%" in ladder
         assert (out / "ladder_rmsnorm_8192x576_bf16.svg").exists()
         assert "ch07_rmsnorm" in (out / "performance_results.html").read_text()

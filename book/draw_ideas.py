@@ -1,0 +1,524 @@
+#!/usr/bin/env python3
+"""Draws the picture of each chapter's idea as SVG, one file a chapter, into book/images.
+
+    draw_ideas.py OUT_DIR      write every figure into OUT_DIR (book/images is committed)
+    draw_ideas.py --check DIR  exit 1 unless DIR holds exactly what this script draws
+
+The numbers in the figures are the code's: block sizes, elements per thread and vector widths
+are those the chapters' launchers pick on the book's reference problem, 2048 x 8192 fp32, and
+the traced values (chapter 03's butterfly, chapter 05's merge) are computed here, not typed.
+Python standard library only.
+"""
+import html
+import math
+import sys
+from pathlib import Path
+
+WIDTH = 760
+INK = "#222"
+GREY = "#888"
+LIGHT = "#eee"
+# One colour per role, the same in every figure.
+THREAD = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+MEMORY = "#c6dbef"
+REGISTER = "#fdd0a2"
+SHARED = "#c7e9c0"
+BARRIER = "#b00"
+
+
+class Figure:
+    """An SVG document built element by element."""
+
+    def __init__(self, height, title):
+        self.height = height
+        self.title = title
+        self.body = []
+
+    def rect(self, x, y, w, h, fill="white", stroke=INK, width=1.0, dash=None):
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        self.body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" '
+                         f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dashed}/>')
+
+    def text(self, x, y, words, size=12, anchor="start", weight="normal", fill=INK, italic=False):
+        style = ' font-style="italic"' if italic else ""
+        self.body.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" '
+                         f'text-anchor="{anchor}" font-weight="{weight}" fill="{fill}"{style}>'
+                         f"{html.escape(str(words))}</text>")
+
+    def line(self, x1, y1, x2, y2, stroke=INK, width=1.0, dash=None, arrow=False):
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        head = ' marker-end="url(#arrow)"' if arrow else ""
+        self.body.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                         f'stroke="{stroke}" stroke-width="{width}"{dashed}{head}/>')
+
+    def box(self, x, y, w, h, label, fill="white", size=12, weight="normal", stroke=INK):
+        self.rect(x, y, w, h, fill=fill, stroke=stroke)
+        self.text(x + w / 2, y + h / 2 + size * 0.35, label, size=size, anchor="middle",
+                  weight=weight)
+
+    def svg(self):
+        return "\n".join([
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{self.height}" '
+            f'viewBox="0 0 {WIDTH} {self.height}" font-family="sans-serif">',
+            f"<title>{html.escape(self.title)}</title>",
+            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+            f'fill="{INK}"/></marker></defs>',
+            '<rect width="100%" height="100%" fill="white"/>',
+            *self.body, "</svg>", ""])
+
+
+def heading(fig, y, words):
+    fig.text(10, y, words, size=14, weight="bold")
+
+
+# ---------------------------------------------------------------- 00
+
+
+def ch00_roofline():
+    """Attainable FLOP/s against FLOP per byte, and the bytes eager and fused RMSNorm move."""
+    fig = Figure(330, "Chapter 00: a norm sits far left of the ridge; only bytes matter")
+    heading(fig, 20, "The roofline (H100 SXM data sheet: 3.35 TB/s, 989 dense bf16 TFLOP/s)")
+    # Log-log axes: intensity 0.1 .. 1000 FLOP/B, 0.1 .. 2000 TFLOP/s.
+    x0, y0, w, h = 60, 290, 330, 240
+    decades_x, decades_y = (-1, 3), (-1, 3.3)
+    px = lambda i: x0 + w * (math.log10(i) - decades_x[0]) / (decades_x[1] - decades_x[0])
+    py = lambda f: y0 - h * (math.log10(f) - decades_y[0]) / (decades_y[1] - decades_y[0])
+    fig.line(x0, y0, x0 + w, y0)
+    fig.line(x0, y0, x0, y0 - h)
+    for e in range(-1, 4):
+        fig.text(px(10 ** e), y0 + 14, f"{10 ** e:g}", size=10, anchor="middle", fill="#555")
+        fig.text(x0 - 4, py(10 ** e) + 4, f"{10 ** e:g}", size=10, anchor="end", fill="#555")
+    fig.text(x0 + w / 2, y0 + 30, "FLOP per byte moved", size=11, anchor="middle")
+    fig.text(14, y0 - h / 2, "TFLOP/s", size=11)
+    bandwidth, peak = 3.35, 989.0
+    ridge = peak / bandwidth
+    fig.line(px(0.1), py(bandwidth * 0.1), px(ridge), py(peak), stroke="#1f77b4", width=2)
+    fig.line(px(ridge), py(peak), px(1000), py(peak), stroke="#1f77b4", width=2)
+    fig.line(px(ridge), py(peak), px(ridge), y0, stroke=GREY, dash="3,3")
+    fig.text(px(ridge), py(peak) - 8, f"ridge ~{ridge:.0f} FLOP/B", size=10, anchor="middle")
+    norm = 5 / 8
+    fig.line(px(norm), py(bandwidth * norm), px(norm), y0, stroke=THREAD[0], dash="3,3")
+    fig.rect(px(norm) - 4, py(bandwidth * norm) - 4, 8, 8, fill=THREAD[0], stroke=THREAD[0])
+    fig.text(px(norm) + 8, py(bandwidth * norm) + 16, "RMSNorm fp32: 5 FLOP / 8 B",
+             size=10, fill=THREAD[0])
+    fig.text(px(norm) + 8, py(bandwidth * norm) + 29, f"= {norm:.2f} FLOP/B, ~{ridge / norm:.0f}x "
+             "below the ridge", size=10, fill=THREAD[0])
+    # Bytes per element: eager 4 reads + 3 writes of the tensor, fused 1 + 1, copy 1 + 1.
+    bx, by = 450, 60
+    fig.text(bx, by - 20, "Bytes per fp32 element moved", size=12, weight="bold")
+    bars = [("eager, 5 launches", 7, "4 reads + 3 writes", "#7f7f7f"),
+            ("fused kernel (ch 01+)", 2, "read x, write y", "#2ca02c"),
+            ("copy (the roof)", 2, "read + write", "#1f77b4")]
+    unit = 34
+    for i, (label, tensors, note, colour) in enumerate(bars):
+        y = by + 62 * i
+        fig.text(bx, y + 4, label, size=11)
+        fig.rect(bx, y + 10, unit * tensors, 22, fill=colour, stroke=colour)
+        fig.text(bx + unit * tensors + 6, y + 26, f"{tensors * 4} B", size=11, weight="bold")
+        fig.text(bx, y + 46, note, size=10, fill="#555")
+    fig.text(bx, by + 200, "At the copy roof, eager scores at most 2/7 (29%);", size=11)
+    fig.text(bx, by + 216, "a fused kernel may reach 100%.", size=11)
+    return fig
+
+
+# ---------------------------------------------------------------- 01
+
+
+def ch01_thread_per_row():
+    """Thread r owns row r; a warp's load at step c touches 32 rows, 32 sectors."""
+    fig = Figure(355, "Chapter 01: one thread per row, and the access pattern of a warp")
+    heading(fig, 20, "Thread r owns row r (blocks of 128 threads; 2048 rows = 16 blocks)")
+    x0, y0, cell, rows, cols = 120, 40, 26, 8, 16
+    step = 5
+    for r in range(rows):
+        fig.text(x0 - 8, y0 + cell * r + 17, f"thread {r}", size=11, anchor="end",
+                 fill=THREAD[r])
+        for c in range(cols):
+            fill = THREAD[r] if c == step else (MEMORY if c < step else "white")
+            fig.rect(x0 + cell * c, y0 + cell * r, cell, cell, fill=fill, stroke=GREY, width=0.5)
+        fig.line(x0 + cell * cols + 4, y0 + cell * r + 13, x0 + cell * cols + 40,
+                 y0 + cell * r + 13, stroke=GREY, dash="2,2")
+    fig.text(x0 + cell * cols + 46, y0 + 17, "... 8192 columns", size=11, fill="#555")
+    fig.text(x0 + cell * step + 13, y0 - 6, "step c", size=10, anchor="middle")
+    fig.text(x0 + cell * cols + 46, y0 + cell * 3 + 17, "rows 8192 x 4 B = 32 KiB",
+             size=11)
+    fig.text(x0 + cell * cols + 46, y0 + cell * 4 + 17, "apart in memory", size=11)
+    fig.text(x0, y0 + cell * rows + 18, "shaded: already read by its thread;  coloured: "
+             "the element each thread reads at step c", size=10, fill="#555")
+    # The sectors one warp-wide load touches, thread per row against neighbouring addresses.
+    y = 330
+    fig.text(10, y - 40, "One warp-wide 4-byte load, in 32-byte sectors:", size=12, weight="bold")
+    fig.text(10, y - 18, "thread per row: 32 sectors, 4 of 32 B used", size=11)
+    for s in range(32):
+        fig.rect(330 + 12 * s, y - 30, 10, 14, fill=MEMORY, stroke=GREY, width=0.5)
+        fig.rect(330 + 12 * s, y - 30, 1.5, 14, fill=THREAD[0], stroke=THREAD[0], width=0)
+    fig.text(10, y + 14, "neighbouring addresses (ch 02): 4 sectors, all used", size=11)
+    for s in range(4):
+        fig.rect(330 + 12 * s, y + 2, 10, 14, fill=THREAD[2], stroke=GREY, width=0.5)
+    return fig
+
+
+# ---------------------------------------------------------------- 02
+
+
+def ch02_block_tree():
+    """A block per row with its coalesced strided loop, and the shared-memory tree."""
+    fig = Figure(440, "Chapter 02: a block per row, coalesced loads, a tree with barriers")
+    heading(fig, 20, "Block b owns row b; thread t reads columns t, t + 256, t + 512, ...")
+    x0, y, warp_width = 20, 40, 25
+    # 8192 columns are 32 passes of the block over 256 columns; the first three are drawn.
+    for k in range(3):
+        x = x0 + k * (8 * warp_width + 8)
+        for warp in range(8):
+            fig.rect(x + warp * warp_width, y, warp_width, 22, fill=THREAD[warp], stroke="white",
+                     width=0.5)
+        fig.text(x + 4 * warp_width, y + 36, f"pass {k}: columns {256 * k}-{256 * k + 255}",
+                 size=10, anchor="middle", fill="#555")
+    fig.text(x0 + 3 * (8 * warp_width + 8) + 4, y + 16, "... 32 passes", size=11, fill="#555")
+    fig.text(x0, y + 56, "one pass: 256 threads = 8 warps (colours); warp w reads 32 neighbouring "
+             "floats, 128 B = 4 full sectors", size=11)
+    # The tree on 16 partials (the real block: 256 partials, 8 levels, 9 barriers).
+    heading(fig, 130, "The tree on 16 partials (the kernel: 256 partials, 8 levels, 9 barriers)")
+    values = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3]
+    x0, y0, cell, gap = 50, 158, 36, 58
+    level = 0
+    while True:
+        for t, v in enumerate(values):
+            fig.box(x0 + t * cell, y0 + level * gap, cell - 4, 24, v,
+                    fill=SHARED if len(values) > 1 else REGISTER, size=11)
+        barrier_y = y0 + level * gap + 36
+        fig.line(x0 - 40, barrier_y, x0 + 16 * cell, barrier_y, stroke=BARRIER, dash="5,3")
+        fig.text(x0 + 16 * cell + 4, barrier_y + 4, "__syncthreads()", size=10, fill=BARRIER)
+        if len(values) == 1:
+            break
+        half = len(values) // 2
+        for t in range(half):
+            fig.line(x0 + (t + half) * cell + 18, y0 + level * gap + 24, x0 + t * cell + 22,
+                     y0 + (level + 1) * gap - 2, stroke=GREY, width=0.8)
+        fig.text(10, y0 + level * gap + 50, f"s = {half}", size=10, fill="#555")
+        values = [values[t] + values[t + half] for t in range(half)]
+        level += 1
+    fig.text(x0 + cell + 4, y0 + level * gap + 17, "partial[0] = the row's sum of squares, "
+             "read by every thread", size=11)
+    fig.text(10, y0 - 6, "partial[t] += partial[t + s] for t < s; every level reads what "
+             "other warps wrote, so a barrier separates the levels", size=11, fill="#555")
+    return fig
+
+
+# ---------------------------------------------------------------- 03
+
+
+def butterfly(values, offsets):
+    """The lanes' values after each __shfl_xor_sync step: lane i adds lane i ^ offset's."""
+    steps = [list(values)]
+    for offset in offsets:
+        v = steps[-1]
+        steps.append([v[i] + v[i ^ offset] for i in range(len(v))])
+    return steps
+
+
+def ch03_warp_shuffle():
+    """The butterfly traced on 4 lanes, and the two-level block reduce."""
+    fig = Figure(500, "Chapter 03: the xor butterfly on 4 lanes, and the two-level block sum")
+    heading(fig, 20, "__shfl_xor_sync on 4 lanes, traced (a warp does the same at 16, 8, 4, 2, 1)")
+    offsets = [2, 1]
+    steps = butterfly([3, 1, 4, 2], offsets)
+    x0, y0, cell, gap = 150, 50, 110, 70
+    for lane in range(4):
+        fig.text(x0 + lane * cell + 35, y0 - 4, f"lane {lane}", size=11, anchor="middle",
+                 fill=THREAD[lane])
+    for s, values in enumerate(steps):
+        y = y0 + s * gap
+        label = "start" if s == 0 else f"after xor {offsets[s - 1]}"
+        fig.text(10, y + 19, label, size=11)
+        for lane, v in enumerate(values):
+            fig.box(x0 + lane * cell, y + 2, 70, 26, v, fill=REGISTER, size=12, weight="bold")
+        if s < len(offsets):
+            offset = offsets[s]
+            for lane in range(4):
+                partner = lane ^ offset
+                fig.line(x0 + partner * cell + 35, y + 28, x0 + lane * cell + 35, y + gap,
+                         stroke=THREAD[partner], width=1.2, arrow=True)
+            example = f"lane 0: {values[0]} + lane {offset}'s {values[offset]} = {steps[s + 1][0]}"
+            fig.text(x0 + 4 * cell, y + 52, example, size=10, fill="#555")
+    fig.text(10, y0 + 2 * gap + 46, "Every lane ends with the total; no shared memory, no barrier.",
+             size=11)
+    # Two levels: warps reduce, lane 0 writes a slot, one barrier, every warp reduces the slots.
+    y = 300
+    heading(fig, y, "The block sum: 2048 x 8192 runs 1024 threads a row, 32 warps "
+            "(8 drawn)")
+    for w in range(8):
+        x = 20 + w * 80
+        fig.box(x, y + 14, 72, 22, f"warp {w}", fill=THREAD[w % len(THREAD)], size=11)
+        fig.line(x + 36, y + 36, x + 36, y + 62, arrow=True)
+        fig.box(x + 16, y + 64, 40, 20, f"s[{w}]", fill=SHARED, size=10)
+        fig.line(x + 36, y + 84, x + 36, y + 120, stroke=GREY, arrow=True)
+        fig.box(x, y + 122, 72, 22, "butterfly", fill=REGISTER, size=10)
+    fig.line(10, y + 100, WIDTH - 10, y + 100, stroke=BARRIER, dash="5,3")
+    fig.text(WIDTH - 12, y + 96, "one __syncthreads()", size=10, anchor="end", fill=BARRIER)
+    fig.text(20, y + 164, "Lane 0 of each warp writes its warp's total to a slot; after the one "
+             "barrier every warp reads all slots", size=11)
+    fig.text(20, y + 180, "(lanes past the last slot add 0) and runs the butterfly again, so "
+             "every thread holds the block's total.", size=11)
+    return fig
+
+
+# ---------------------------------------------------------------- 04
+
+
+def ch04_fused_float4():
+    """A thread's register slice, 16-byte accesses, and rows in flight on an SM."""
+    threads, floats_per_thread, cols = 256, 32, 8192
+    packs_per_thread = floats_per_thread // 4
+    fig = Figure(420, "Chapter 04: the row in registers, 16 bytes a thread, rows in flight")
+    heading(fig, 20, f"2048 x 8192 fp32: {threads} threads a row, {packs_per_thread} float4 "
+            f"({floats_per_thread} floats) each")
+    x0, y0 = 20, 44
+    seg = (WIDTH - 60) / packs_per_thread
+    for i in range(packs_per_thread):
+        x = x0 + i * seg
+        fig.rect(x, y0, seg - 4, 24, fill=MEMORY, stroke=GREY)
+        fig.rect(x, y0, (seg - 4) * 32 / threads, 24, fill=THREAD[1], stroke=THREAD[1])
+        fig.rect(x, y0, 2, 24, fill=THREAD[0], stroke=THREAD[0], width=0)
+        fig.text(x + (seg - 4) / 2, y0 + 40, f"packs {i * threads}-{i * threads + threads - 1}",
+                 size=9, anchor="middle", fill="#555")
+    fig.text(x0, y0 + 58, f"The row is {cols // 4} float4 packs. Blue: the 32 packs warp 0 "
+             "loads with one instruction (512 contiguous bytes).", size=11)
+    fig.text(x0, y0 + 74, "Red edge: thread 0's packs, p = 0, 256, 512, ..., 1792 "
+             "(p = i * 256 + t).", size=11)
+    # Thread 0's registers.
+    y = 170
+    fig.text(x0, y, "thread 0's registers:  float4 slice[8]", size=12, weight="bold")
+    for i in range(packs_per_thread):
+        for j in range(4):
+            fig.rect(x0 + 250 + i * 58 + j * 13, y - 14, 13, 20, fill=REGISTER, stroke=GREY,
+                     width=0.5)
+        fig.text(x0 + 250 + i * 58 + 26, y + 20, f"[{i}]", size=9, anchor="middle", fill="#555")
+    fig.text(x0, y + 42, "All 8 loads are issued before the first is used (the loop is unrolled, "
+             "no arithmetic between them),", size=11)
+    fig.text(x0, y + 58, "then one block_sum, then the same registers are scaled and stored: x "
+             "crosses the bus once.", size=11)
+    # Rows in flight on one SM: 4 blocks of 256 threads, 32 KiB of row each.
+    y = 275
+    fig.text(x0, y, "One SM (cap of 64 registers a thread: 1024 threads = 4 blocks):",
+             size=12, weight="bold")
+    for b in range(4):
+        fig.box(x0 + b * 180, y + 12, 168, 30, f"block: row {b} (32 KiB)", fill=REGISTER,
+                size=11)
+    fig.text(x0, y + 62, "4 rows x 32 KiB = 128 KiB requested at once per SM; 132 SMs: 528 rows "
+             "at a time, 2048 rows in 3.9 waves.", size=11)
+    fig.text(x0, y + 78, "Little's law needs about 25 KiB in flight per SM to keep HBM3 busy.",
+             size=11)
+    return fig
+
+
+# ---------------------------------------------------------------- 05
+
+
+def moments(values):
+    n = len(values)
+    mean = sum(values) / n
+    return n, mean, sum((v - mean) ** 2 for v in values)
+
+
+def chan_merge(a, b):
+    """The merge as chapter 05's welford_merge writes it."""
+    count = a[0] + b[0]
+    delta = b[1] - a[1]
+    share = b[0] / count
+    return count, a[1] + delta * share, a[2] + b[2] + delta * delta * a[0] * share
+
+
+def ch05_welford():
+    """Two partial (count, mean, M2) merging into the moments of their union."""
+    left, right = [1.0, 2.0, 3.0], [5.0, 7.0]
+    a, b = moments(left), moments(right)
+    merged = chan_merge(a, b)
+    direct = moments(left + right)
+    assert all(abs(m - d) < 1e-12 for m, d in zip(merged, direct))
+    fig = Figure(400, "Chapter 05: Chan's merge of two Welford moments")
+    heading(fig, 20, "Two partial moments (count, mean, M2) merge without a sum of squares")
+    fmt = lambda m: f"n = {m[0]:g}, mean = {m[1]:g}, M2 = {m[2]:g}"
+    fig.box(20, 50, 320, 30, "values " + ", ".join(f"{v:g}" for v in left), fill=MEMORY)
+    fig.box(420, 50, 320, 30, "values " + ", ".join(f"{v:g}" for v in right), fill=MEMORY)
+    fig.box(20, 100, 320, 30, "a: " + fmt(a), fill=REGISTER)
+    fig.box(420, 100, 320, 30, "b: " + fmt(b), fill=REGISTER)
+    fig.line(180, 80, 180, 98, arrow=True)
+    fig.line(580, 80, 580, 98, arrow=True)
+    fig.text(190, 93, "Welford pushes", size=10, fill="#555")
+    fig.text(590, 93, "Welford pushes", size=10, fill="#555")
+    fig.line(180, 130, 360, 178, arrow=True)
+    fig.line(580, 130, 400, 178, arrow=True)
+    count, delta, share = a[0] + b[0], b[1] - a[1], b[0] / (a[0] + b[0])
+    lines = [f"count = {a[0]:g} + {b[0]:g} = {count:g}",
+             f"delta = b.mean - a.mean = {delta:g};  b_share = b.count / count = {share:g}",
+             f"mean = a.mean + delta * b_share = {a[1]:g} + {delta:g} * {share:g} = {merged[1]:g}",
+             f"M2 = a.M2 + b.M2 + delta^2 * a.count * b_share = {a[2]:g} + {b[2]:g} + "
+             f"{delta * delta:g} * {a[0]:g} * {share:g} = {merged[2]:g}"]
+    fig.rect(60, 180, 640, 96, fill="white")
+    for i, words in enumerate(lines):
+        fig.text(72, 200 + 21 * i, words, size=12)
+    fig.line(380, 276, 380, 298, arrow=True)
+    fig.box(160, 300, 440, 30, "a + b: " + fmt(merged) + f"; variance = {merged[2] / count:g}",
+            fill=REGISTER, weight="bold")
+    fig.text(20, 355, "Check: the five values directly give the same mean and M2. Every term is "
+             "of the size of the spread", size=11)
+    fig.text(20, 371, "(delta, deviations), never of x squared, so a row with mean 10^4 loses "
+             "nothing; E[x^2] - E[x]^2 would subtract", size=11)
+    fig.text(20, 387, "two numbers near 10^8, where fp32 values are 8 apart. The block merges "
+             "through chapter 03's butterfly.", size=11)
+    return fig
+
+
+# ---------------------------------------------------------------- 06
+
+
+def ch06_residual_fusion():
+    """Add then norm as two kernels against one fused kernel, tensors per arrow."""
+    tensor_mib = 2048 * 8192 * 4 / 2 ** 20
+    fig = Figure(360, "Chapter 06: the fused add + norm moves four tensors, the pair five")
+    heading(fig, 20, f"Bytes per arrow, in tensors of 2048 x 8192 fp32 ({tensor_mib:.0f} MiB "
+            "each)")
+    # Unfused pair.
+    y = 60
+    fig.text(20, y, "Unfused pair: 2 launches, 5 tensors", size=12, weight="bold")
+    fig.box(20, y + 20, 60, 28, "x", fill=MEMORY)
+    fig.box(20, y + 70, 60, 28, "r", fill=MEMORY)
+    fig.box(160, y + 44, 90, 30, "add", fill=REGISTER)
+    fig.box(330, y + 44, 60, 28, "h", fill=MEMORY)
+    fig.box(470, y + 44, 90, 30, "norm", fill=REGISTER)
+    fig.box(640, y + 44, 60, 28, "y", fill=MEMORY)
+    for (x1, y1, x2, y2, label) in [(80, y + 34, 158, y + 54, "1"), (80, y + 84, 158, y + 66, "1"),
+                                    (250, y + 58, 328, y + 58, "1"),
+                                    (390, y + 58, 468, y + 58, "1 (read back)"),
+                                    (560, y + 58, 638, y + 58, "1")]:
+        fig.line(x1, y1, x2, y2, arrow=True)
+        fig.text((x1 + x2) / 2, min(y1, y2) - 4, label, size=10, anchor="middle", fill="#b00")
+    fig.text(330, y + 96, "h also becomes the new residual", size=10, fill="#555")
+    # Fused.
+    y = 200
+    fig.text(20, y, "Fused: 1 launch, 4 tensors; h stays in registers between the add and "
+             "the norm", size=12, weight="bold")
+    fig.box(20, y + 20, 60, 28, "x", fill=MEMORY)
+    fig.box(20, y + 70, 60, 28, "r", fill=MEMORY)
+    fig.box(200, y + 40, 220, 38, "h = x + r  ->  norm(h)", fill=REGISTER)
+    fig.box(560, y + 20, 140, 28, "h (over r)", fill=MEMORY)
+    fig.box(560, y + 70, 140, 28, "y", fill=MEMORY)
+    for (x1, y1, x2, y2) in [(80, y + 34, 198, y + 52), (80, y + 84, 198, y + 68),
+                             (420, y + 52, 558, y + 34), (420, y + 68, 558, y + 84)]:
+        fig.line(x1, y1, x2, y2, arrow=True)
+        fig.text((x1 + x2) / 2, min(y1, y2) - 4, "1", size=10, anchor="middle", fill="#b00")
+    fig.text(20, y + 130, "If both move their bytes equally well, the fused kernel takes 4/5 of "
+             "the pair's time (plus one launch saved).", size=11)
+    return fig
+
+
+# ---------------------------------------------------------------- 07
+
+
+def ch07_chunks():
+    """The chunk grid of a misaligned bf16 row: peeled head, whole vectors, tail."""
+    width, lead, cols = 8, 3, 27  # bf16: 8 elements per 16-byte vector; row starts 6 B late
+    chunks = (lead + cols + width - 1) // width
+    fig = Figure(420, "Chapter 07: chunks on memory's 16-byte grid, the peeled head and the tail")
+    heading(fig, 20, f"A bf16 row of {cols} elements starting 6 bytes past a 16-byte boundary "
+            f"(lead = {lead})")
+    x0, y0, cell = 40, 70, 22
+    for c in range(chunks):
+        first = c * width - lead
+        inside = [0 <= first + j < cols for j in range(width)]
+        whole = all(inside)
+        for j in range(width):
+            e = first + j
+            fill = (THREAD[2] if whole else THREAD[3]) if inside[j] else LIGHT
+            fig.rect(x0 + (c * width + j) * cell, y0, cell, 26, fill=fill, stroke="white")
+            if inside[j]:
+                fig.text(x0 + (c * width + j) * cell + cell / 2, y0 + 17, e, size=9,
+                         anchor="middle", fill="white")
+        fig.rect(x0 + c * width * cell, y0, width * cell, 26, fill="none", stroke=INK, width=1.5)
+        kind = "peeled head" if c == 0 else ("whole vector" if whole else "tail")
+        fig.text(x0 + (c * width + width / 2) * cell, y0 - 8, f"chunk {c}: {kind}", size=11,
+                 anchor="middle")
+        fig.text(x0 + (c * width + width / 2) * cell, y0 + 42,
+                 f"[{first}, {first + width})", size=10, anchor="middle", fill="#555")
+    for c in range(chunks + 1):
+        fig.line(x0 + c * width * cell, y0 + 30, x0 + c * width * cell, y0 + 52, stroke=BARRIER)
+    fig.text(x0, y0 + 66, "red ticks: 16-byte boundaries of memory; grey: outside the row "
+             "(read as 0, never written)", size=10, fill="#555")
+    fig.text(x0, y0 + 86, f"chunk c holds elements [c * {width} - lead, (c + 1) * {width} - lead); "
+             "whole chunks move as one 16-byte vector,", size=11)
+    fig.text(x0, y0 + 102, "only the head and the tail element by element. Thread t keeps "
+             "chunks t, t + blockDim.x, ... in registers.", size=11)
+    # Which kernel a row gets: vectors of 16 bytes, 4 a thread up to 512 threads, 8 up to 384.
+    y = 240
+    heading(fig, y, "Which kernel a row gets (every tensor aligned, cols a whole number of "
+            "vectors)")
+    rows = [("fp32 (4 a vector)", 4), ("bf16 / fp16 (8)", 8)]
+    limits = [(4 * 512, "4 vectors, <= 512 threads"), (8 * 384, "8 vectors, <= 384 threads")]
+    scale = 560 / (4096 * 8)  # pixels per column, to 32768 columns
+    for i, (label, per_vector) in enumerate(rows):
+        yy = y + 22 + 44 * i
+        fig.text(20, yy + 16, label, size=11)
+        start = 0
+        colours = [THREAD[2], THREAD[1]]
+        for k, (chunks_limit, name) in enumerate(limits):
+            end = chunks_limit * per_vector
+            fig.rect(160 + start * scale, yy, (end - start) * scale, 22, fill=colours[k],
+                     stroke="white")
+            fig.text(160 + end * scale - 2, yy + 34, f"{end}", size=9, anchor="middle",
+                     fill="#555")
+            start = end
+        fig.rect(160 + start * scale, yy, (32768 - start) * scale, 22, fill="#bbb",
+                 stroke="white")
+        fig.text(160 + start * scale + 4, yy + 15, "norm_streaming: reads x per pass", size=9)
+    fig.text(20, y + 122, "green: 4 vectors a thread; blue: 8 a thread; grey: streaming "
+             "(RMSNorm 2 passes, LayerNorm 3).", size=11)
+    fig.text(20, y + 138, "So 4096 x 16384 fp32 is streamed by chapter 07, while chapter 05 "
+             "keeps it in registers (1024 threads x 16).", size=11)
+    return fig
+
+
+FIGURES = {
+    "ch00_idea.svg": ch00_roofline,
+    "ch01_idea.svg": ch01_thread_per_row,
+    "ch02_idea.svg": ch02_block_tree,
+    "ch03_idea.svg": ch03_warp_shuffle,
+    "ch04_idea.svg": ch04_fused_float4,
+    "ch05_idea.svg": ch05_welford,
+    "ch06_idea.svg": ch06_residual_fusion,
+    "ch07_idea.svg": ch07_chunks,
+}
+
+
+def drawn():
+    return {name: draw().svg() for name, draw in FIGURES.items()}
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--check":
+        folder = Path(argv[2])
+        stale = [name for name, svg in drawn().items()
+                 if not (folder / name).exists() or (folder / name).read_text() != svg]
+        extra = sorted(p.name for p in folder.glob("ch*_idea.svg") if p.name not in FIGURES)
+        for name in stale:
+            print(f"draw_ideas: {folder / name} differs from what the script draws")
+        for name in extra:
+            print(f"draw_ideas: {folder / name} is drawn by nothing")
+        if stale or extra:
+            print("draw_ideas: run book/draw_ideas.py book/images and commit the result")
+            return 1
+        print(f"draw_ideas: {len(FIGURES)} figures match")
+        return 0
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = Path(argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    for name, svg in drawn().items():
+        (out / name).write_text(svg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
