@@ -6,9 +6,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
 
-#include "normlab/kernel.hpp"
+namespace normlab {
+struct NormCall;  // normlab/kernel.hpp
+}  // namespace normlab
 
 namespace normlab::ch07 {
 
@@ -23,9 +24,5 @@ namespace normlab::ch07 {
 /// std::invalid_argument naming the argument before anything is launched when an argument
 /// cannot work; rows = 0 launches nothing.
 void forward(const NormCall& call, cudaStream_t stream);
-
-/// This chapter's registry entries: ch07_rmsnorm, ch07_layernorm, ch07_add_rmsnorm and
-/// ch07_add_layernorm.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch07

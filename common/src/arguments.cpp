@@ -70,4 +70,31 @@ void validate_block_size(const char* function, int threads) {
                  "must be one of " + sizes + " (got " + std::to_string(threads) + ")");
 }
 
+void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
+                            std::int64_t max_cols) {
+  validate_shape(function, rows, cols);
+  check_argument(cols <= max_cols, function, "cols",
+                 "must be <= " + std::to_string(max_cols) + " (the row is held in registers, got " +
+                     std::to_string(cols) + ")");
+  validate_one_block_per_row(function, rows);
+}
+
+void validate_in_place(const char* function, const void* input, std::int64_t input_stride,
+                       const void* output, std::int64_t output_stride,
+                       const char* output_stride_name) {
+  check_argument(output != input || output_stride == input_stride, function, output_stride_name,
+                 "must equal the input's stride when the output overwrites the input");
+}
+
+bool rows_are_16_byte_aligned(std::initializer_list<const void*> pointers,
+                              std::initializer_list<std::int64_t> strides) {
+  for (const void* p : pointers) {
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
+  }
+  for (std::int64_t stride : strides) {
+    if (stride % 4 != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace normlab

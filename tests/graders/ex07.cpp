@@ -19,7 +19,8 @@ KernelEntry exercise_kernel() {
           .chapter = 7,
           .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
           .op = Op::rmsnorm,
-          .can = {.dtypes = {DType::bf16}},
+          // bf16 with a bf16 weight; the launcher requires 16-byte aligned rows.
+          .can = {.dtypes = {DType::bf16}, .alignment_bytes = 16},
           .launch = [](const NormCall& c, cudaStream_t stream) {
             ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
                           static_cast<const __nv_bfloat16*>(c.weight),

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace normlab {
 
@@ -28,5 +29,17 @@ void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_
 void validate_one_block_per_row(const char* function, std::int64_t rows);
 /// @p threads is one of kBlockSizes (block_size.hpp).
 void validate_block_size(const char* function, int threads);
+/// The shape checks of a launcher that holds a row in registers: rows >= 0,
+/// 1 <= cols <= @p max_cols, and rows fits a grid of one block per row.
+void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
+                            std::int64_t max_cols);
+/// An output over an input is allowed only as the same rows: same base, same stride.
+void validate_in_place(const char* function, const void* input, std::int64_t input_stride,
+                       const void* output, std::int64_t output_stride,
+                       const char* output_stride_name);
+/// True when every row of the fp32 tensors starts 16-byte aligned: each non-null base pointer
+/// is, and each row stride is a multiple of 4 elements.
+bool rows_are_16_byte_aligned(std::initializer_list<const void*> pointers,
+                              std::initializer_list<std::int64_t> strides);
 
 }  // namespace normlab
