@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ch07.cuh"
+#include "normlab/kernel.hpp"
 
 namespace {
 
