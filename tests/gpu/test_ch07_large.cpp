@@ -13,6 +13,7 @@
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "normlab/compare.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/random.hpp"
 #include "normlab/reference.hpp"
 
