@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "ch00.cuh"
+#include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
 #include "normlab/kernel.hpp"
 
@@ -39,7 +40,7 @@ std::vector<KernelEntry> entries() {
                      .chapter = 0,
                      .summary = "five launches, two temporaries (eager framework)",
                      .op = Op::rmsnorm,
-                     .can = {.in_place = true},
+                     .can = {.in_place = true, .max_rows = kMaxRowsOneBlockPerRow},
                      .launch =
                          [](const NormCall& c, cudaStream_t s) {
                            rmsnorm_eager(static_cast<const float*>(c.x), c.x_stride,

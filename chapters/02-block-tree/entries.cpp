@@ -11,12 +11,14 @@ namespace normlab::ch02 {
 
 namespace {
 
-// fp32, a weight, any stride and element alignment. Not in place: x and y are __restrict__.
+// fp32, a weight, any stride and element alignment, one block per row. Not in place: x and y are
+// __restrict__.
 KernelEntry block_tree_entry(std::string name, int threads) {
   return {.name = std::move(name),
           .chapter = 2,
           .summary = "block per row, coalesced, shared-memory tree reduction",
           .op = Op::rmsnorm,
+          .can = {.max_rows = kMaxRowsOneBlockPerRow},
           .launch = [threads](const NormCall& c, cudaStream_t s) {
             rmsnorm_block_tree(static_cast<const float*>(c.x), c.x_stride,
                                static_cast<const float*>(c.weight), static_cast<float*>(c.y),

@@ -8,7 +8,8 @@
 
 namespace normlab::ch03 {
 
-// Both: fp32, a weight, any stride and element alignment. Not in place: x and y are
+// Both: fp32, a weight, any stride and element alignment, one block per row. Not in place: x and y
+// are
 // __restrict__.
 KernelEntry kernel_with_threads(int threads) {
   validate_block_size("ch03::kernel_with_threads", threads);
@@ -16,6 +17,7 @@ KernelEntry kernel_with_threads(int threads) {
           .chapter = 3,
           .summary = "block per row, warp-shuffle reduction, fixed block size",
           .op = Op::rmsnorm,
+          .can = {.max_rows = kMaxRowsOneBlockPerRow},
           .launch = [threads](const NormCall& c, cudaStream_t s) {
             rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
                                  static_cast<const float*>(c.weight), static_cast<float*>(c.y),
@@ -28,6 +30,7 @@ std::vector<KernelEntry> entries() {
            .chapter = 3,
            .summary = "block per row sized to the row, warp-shuffle reduction",
            .op = Op::rmsnorm,
+           .can = {.max_rows = kMaxRowsOneBlockPerRow},
            .launch = [](const NormCall& c, cudaStream_t s) {
              rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
                                   static_cast<const float*>(c.weight), static_cast<float*>(c.y),

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "ch05.cuh"
+#include "normlab/arguments.hpp"
 #include "normlab/kernel.hpp"
 
 namespace normlab::ch05 {
@@ -14,9 +15,9 @@ using LayerNormLauncher = void (*)(const float*, std::int64_t, const float*, con
 
 // Both kernels: fp32; weight and bias optional; no (1 + w) (chapter 07 adds it); any stride;
 // alignment 0 because the launcher falls back to 4-byte accesses itself; rows of at most
-// kMaxCols (held in registers); mean and rstd written. In place (y over x, same stride): x and
-// y are not __restrict__, every thread loads its whole slice of the row (and the Welford
-// kernel its pivot x[0]) before the block's barrier and stores only after it, and nothing
+// kMaxCols (held in registers), one block per row; mean and rstd written. In place (y over x, same
+// stride): x and y are not __restrict__, every thread loads its whole slice of the row (and the
+// Welford kernel its pivot x[0]) before the block's barrier and stores only after it, and nothing
 // reads an element of y once it is written.
 KernelEntry layernorm_entry(const char* name, const char* summary, LayerNormLauncher launcher) {
   return {.name = name,
@@ -26,6 +27,7 @@ KernelEntry layernorm_entry(const char* name, const char* summary, LayerNormLaun
           .can = {.optional_parameters = true,
                   .in_place = true,
                   .max_cols = kMaxCols,
+                  .max_rows = kMaxRowsOneBlockPerRow,
                   .writes_statistics = true},
           .launch = [launcher](const NormCall& c, cudaStream_t s) {
             launcher(static_cast<const float*>(c.x), c.x_stride,

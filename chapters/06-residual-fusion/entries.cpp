@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "ch06.cuh"
+#include "normlab/arguments.hpp"
 #include "normlab/kernel.hpp"
 
 namespace normlab::ch06 {
@@ -10,13 +11,14 @@ namespace {
 
 // Every kernel here: fp32; weight (and bias) optional; no (1 + w) (chapter 07 adds it); any
 // strides; alignment 0 because the launcher falls back to 4-byte accesses itself; rows of at
-// most kMaxCols (held in registers); rstd (and mean) written. In place, meaning residual_out
-// over residual with the same stride: none of the pointers is __restrict__ and each element of
-// r is loaded by the thread that later stores h over it, before it does so.
+// most kMaxCols (held in registers), one block per row; rstd (and mean) written. In place, meaning
+// residual_out over residual with the same stride: none of the pointers is __restrict__ and each
+// element of r is loaded by the thread that later stores h over it, before it does so.
 Capabilities add_norm_capabilities() {
   return {.optional_parameters = true,
           .in_place = true,
           .max_cols = kMaxCols,
+          .max_rows = kMaxRowsOneBlockPerRow,
           .writes_statistics = true};
 }
 

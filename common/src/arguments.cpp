@@ -57,8 +57,8 @@ void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_
 }
 
 void validate_one_block_per_row(const char* function, std::int64_t rows) {
-  constexpr std::int64_t kMostBlocks = 0x7fffffff;  // the largest gridDim.x
-  check_argument(rows <= kMostBlocks, function, "rows", "must be < 2^31 (one block per row)");
+  check_argument(rows <= kMaxRowsOneBlockPerRow, function, "rows",
+                 "must be < 2^31 (one block per row)");
 }
 
 void validate_block_size(const char* function, int threads) {

@@ -69,7 +69,7 @@ void add_rmsnorm(const float* x, std::int64_t x_stride, const float* residual,
                  "residual_out_stride", "must equal residual_stride when h overwrites r");
   validate_vector(fn, "weight", weight);
   validate_eps(fn, eps);
-  check_argument(rows < (1LL << 31), fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   add_rmsnorm_kernel<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
       x, x_stride, residual, residual_stride, residual_out, residual_out_stride, weight, y,

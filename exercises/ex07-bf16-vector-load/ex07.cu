@@ -95,7 +95,7 @@ void rmsnorm(const __nv_bfloat16* x, std::int64_t x_stride, const __nv_bfloat16*
   validate_alignment(fn, "x", x, x_stride, sizeof(__nv_bfloat16), 16);
   validate_alignment(fn, "y", y, y_stride, sizeof(__nv_bfloat16), 16);
   validate_alignment(fn, "weight", weight, 0, sizeof(__nv_bfloat16), 16);
-  check_argument(rows <= 0x7fffffff, fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   rmsnorm_bf16x8<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(x, x_stride, weight, y,
                                                                            y_stride, cols, eps);

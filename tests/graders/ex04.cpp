@@ -9,6 +9,7 @@
 
 #include "ex04.cuh"
 #include "grading.hpp"
+#include "normlab/arguments.hpp"
 
 namespace {
 
@@ -20,7 +21,9 @@ KernelEntry exercise_kernel() {
           .summary = "RMSNorm, row in registers, float4 body and scalar tail",
           .op = Op::rmsnorm,
           // fp32 with a weight; the launcher requires 16-byte aligned rows; not promised in place.
-          .can = {.alignment_bytes = 16, .max_cols = ex04::kMaxCols},
+          .can = {.alignment_bytes = 16,
+                  .max_cols = ex04::kMaxCols,
+                  .max_rows = kMaxRowsOneBlockPerRow},
           .launch = [](const NormCall& c, cudaStream_t stream) {
             ex04::rmsnorm(static_cast<const float*>(c.x), c.x_stride,
                           static_cast<const float*>(c.weight), static_cast<float*>(c.y), c.y_stride,

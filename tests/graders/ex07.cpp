@@ -9,24 +9,25 @@
 
 #include "ex07.cuh"
 #include "grading.hpp"
+#include "normlab/arguments.hpp"
 
 namespace {
 
 using namespace normlab;
 
 KernelEntry exercise_kernel() {
-  return {.name = "ex07_rmsnorm_bf16x8",
-          .chapter = 7,
-          .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
-          .op = Op::rmsnorm,
-          // bf16 with a bf16 weight; the launcher requires 16-byte aligned rows.
-          .can = {.dtypes = {DType::bf16}, .alignment_bytes = 16},
-          .launch = [](const NormCall& c, cudaStream_t stream) {
-            ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
-                          static_cast<const __nv_bfloat16*>(c.weight),
-                          static_cast<__nv_bfloat16*>(c.y), c.y_stride, c.rows, c.cols, c.eps,
-                          stream);
-          }};
+  return {
+      .name = "ex07_rmsnorm_bf16x8",
+      .chapter = 7,
+      .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
+      .op = Op::rmsnorm,
+      // bf16 with a bf16 weight; the launcher requires 16-byte aligned rows.
+      .can = {.dtypes = {DType::bf16}, .alignment_bytes = 16, .max_rows = kMaxRowsOneBlockPerRow},
+      .launch = [](const NormCall& c, cudaStream_t stream) {
+        ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
+                      static_cast<const __nv_bfloat16*>(c.weight), static_cast<__nv_bfloat16*>(c.y),
+                      c.y_stride, c.rows, c.cols, c.eps, stream);
+      }};
 }
 
 // A bf16 case whose rows start 16-byte aligned: the stride is cols rounded up to a multiple of

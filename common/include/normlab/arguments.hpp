@@ -25,7 +25,9 @@ void validate_alignment(const char* function, const char* name, const void* data
 void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_t x_stride,
                                 const void* weight, const void* y, std::int64_t y_stride,
                                 std::int64_t rows, std::int64_t cols, float eps);
-/// rows fits the grid of a launch with one block per row (gridDim.x < 2^31).
+/// The most rows a launch with one block per row takes (gridDim.x <= 2^31 - 1).
+inline constexpr std::int64_t kMaxRowsOneBlockPerRow = 0x7fffffff;
+/// rows fits the grid of a launch with one block per row (rows <= kMaxRowsOneBlockPerRow).
 void validate_one_block_per_row(const char* function, std::int64_t rows);
 /// @p threads is one of kBlockSizes (block_size.hpp).
 void validate_block_size(const char* function, int threads);
