@@ -15,59 +15,91 @@
 //     y may be x and the new residual may overwrite the old one.
 #include "ch07.cuh"
 
-#include <string>
-
 #include "dispatch.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch07 {
 
-// [validate]
-void forward(const NormCall& call, cudaStream_t stream) {
-  const char* fn = "ch07::forward";
-  check_argument(call.op == Op::rmsnorm || call.op == Op::layernorm || is_add(call.op), fn, "op",
-                 std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
-                     name_of(call.op) + ")");
-  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
-                 "weight_dtype",
-                 std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
-                     " with " + name_of(call.dtype) + " inputs)");
-  validate_shape(fn, call.rows, call.cols);
-  validate_eps(fn, call.eps);
-  const auto element = static_cast<std::int64_t>(size_of(call.dtype));
-  const auto parameter = static_cast<std::int64_t>(size_of(call.weight_dtype));
-  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
-    validate_tensor(fn, name, data, call.rows, call.cols, stride);
-    validate_alignment(fn, name, data, stride, element, element);
-  };
-  tensor("x", call.x, call.x_stride);
-  tensor("y", call.y, call.y_stride);
-  if (is_add(call.op)) {
-    tensor("residual", call.residual, call.residual_stride);
-    tensor("residual_out", call.residual_out, call.residual_out_stride);
-  }
-  validate_alignment(fn, "weight", call.weight, 0, parameter, parameter);
-  validate_alignment(fn, "bias", call.bias, 0, parameter, parameter);
-  if (call.rows == 0) return;
+namespace {
 
-  NormCall used = call;
-  if (!is_add(call.op)) used.residual = used.residual_out = nullptr;
-  if (call.op == Op::rmsnorm || call.op == Op::add_rmsnorm) used.bias = nullptr;
-  switch (call.op) {
-    case Op::rmsnorm:
-      return launch_for_dtypes<false, false>(used, stream);
-    case Op::layernorm:
-      return launch_for_dtypes<true, false>(used, stream);
-    case Op::add_rmsnorm:
-      return launch_for_dtypes<false, true>(used, stream);
-    case Op::add_layernorm:
-      return launch_for_dtypes<true, true>(used, stream);
-    default:
-      return;
+// [validate]
+// The checks of every launcher, before anything is launched: a shape, eps, and each tensor
+// the op reads or writes non-null (when rows > 0), with a stride of at least cols and aligned
+// to its element; the parameters aligned to theirs.
+template <typename T, typename P>
+void validate(const char* fn, const Tensors<T, P>& t, bool add) {
+  validate_shape(fn, t.rows, t.cols);
+  validate_eps(fn, t.eps);
+  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
+    validate_tensor(fn, name, data, t.rows, t.cols, stride);
+    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
+  };
+  tensor("x", t.x, t.x_stride);
+  tensor("y", t.y, t.y_stride);
+  if (add) {
+    tensor("residual", t.residual, t.residual_stride);
+    tensor("residual_out", t.residual_out, t.residual_out_stride);
   }
+  validate_alignment(fn, "weight", t.weight, 0, sizeof(P), sizeof(P));
+  validate_alignment(fn, "bias", t.bias, 0, sizeof(P), sizeof(P));
 }
 // [validate]
+
+// Validates, then launches with the fields the op does not use cleared: the residual tensors
+// unless it adds, the bias unless it centres.
+template <bool kCentre, bool kAdd, typename T, typename P>
+void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream) {
+  validate(fn, t, kAdd);
+  if (t.rows == 0) return;
+  Tensors<T, P> used = t;
+  if (!kAdd) used.residual = used.residual_out = nullptr;
+  if (!kCentre) used.bias = nullptr;
+  launch<T, P, kCentre, kAdd>(used, stream);
+}
+
+}  // namespace
+
+template <typename T, typename P>
+void rmsnorm(const Tensors<T, P>& t, cudaStream_t stream) {
+  run<false, false>("ch07::rmsnorm", t, stream);
+}
+
+template <typename T, typename P>
+void layernorm(const Tensors<T, P>& t, cudaStream_t stream) {
+  run<true, false>("ch07::layernorm", t, stream);
+}
+
+template <typename T, typename P>
+void add_rmsnorm(const Tensors<T, P>& t, cudaStream_t stream) {
+  run<false, true>("ch07::add_rmsnorm", t, stream);
+}
+
+template <typename T, typename P>
+void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream) {
+  run<true, true>("ch07::add_layernorm", t, stream);
+}
+
+// The dtype pairings the chapter supports: activations in T, parameters in T or fp32.
+template void rmsnorm(const Tensors<float, float>&, cudaStream_t);
+template void rmsnorm(const Tensors<__half, __half>&, cudaStream_t);
+template void rmsnorm(const Tensors<__half, float>&, cudaStream_t);
+template void rmsnorm(const Tensors<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
+template void rmsnorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
+template void layernorm(const Tensors<float, float>&, cudaStream_t);
+template void layernorm(const Tensors<__half, __half>&, cudaStream_t);
+template void layernorm(const Tensors<__half, float>&, cudaStream_t);
+template void layernorm(const Tensors<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
+template void layernorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
+template void add_rmsnorm(const Tensors<float, float>&, cudaStream_t);
+template void add_rmsnorm(const Tensors<__half, __half>&, cudaStream_t);
+template void add_rmsnorm(const Tensors<__half, float>&, cudaStream_t);
+template void add_rmsnorm(const Tensors<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
+template void add_rmsnorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
+template void add_layernorm(const Tensors<float, float>&, cudaStream_t);
+template void add_layernorm(const Tensors<__half, __half>&, cudaStream_t);
+template void add_layernorm(const Tensors<__half, float>&, cudaStream_t);
+template void add_layernorm(const Tensors<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
+template void add_layernorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
 
 }  // namespace normlab::ch07

@@ -10,7 +10,6 @@
 #include <cstdint>
 
 #include "normlab/check.hpp"
-#include "normlab/kernel.hpp"
 #include "row_norm.cuh"
 
 namespace normlab::ch07 {
@@ -44,34 +43,17 @@ inline unsigned int threads_for_chunks(std::int64_t chunks, int vectors) {
 }
 
 template <typename T, typename P, bool kCentre, bool kAdd>
-void launch(const NormCall& call, cudaStream_t stream) {
-  const Tensors<T, P> t{.x = static_cast<const T*>(call.x),
-                        .x_stride = call.x_stride,
-                        .residual = static_cast<const T*>(call.residual),
-                        .residual_stride = call.residual_stride,
-                        .y = static_cast<T*>(call.y),
-                        .y_stride = call.y_stride,
-                        .residual_out = static_cast<T*>(call.residual_out),
-                        .residual_out_stride = call.residual_out_stride,
-                        .weight = static_cast<const P*>(call.weight),
-                        .bias = static_cast<const P*>(call.bias),
-                        .weight_plus_one = call.weight_plus_one,
-                        .mean = call.mean,
-                        .rstd = call.rstd,
-                        .rows = call.rows,
-                        .cols = call.cols,
-                        .eps = call.eps};
+void launch(const Tensors<T, P>& t, cudaStream_t stream) {
   // Aligned: every row of every tensor and both parameter vectors start on a 16-byte
   // boundary and a row is a whole number of vectors, so no chunk needs element-by-element code.
   const auto element = static_cast<std::int64_t>(sizeof(T));
-  const bool aligned = call.cols % Vector<T>::kWidth == 0 &&
-                       rows_aligned(call.x, call.x_stride, element) &&
-                       rows_aligned(call.y, call.y_stride, element) &&
-                       rows_aligned(call.residual, call.residual_stride, element) &&
-                       rows_aligned(call.residual_out, call.residual_out_stride, element) &&
-                       rows_aligned(call.weight, 0, element) && rows_aligned(call.bias, 0, element);
-  const std::int64_t chunks = most_chunks(call.x, call.x_stride, call.cols, element);
-  const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(call.rows, INT_MAX));
+  const bool aligned = t.cols % Vector<T>::kWidth == 0 && rows_aligned(t.x, t.x_stride, element) &&
+                       rows_aligned(t.y, t.y_stride, element) &&
+                       rows_aligned(t.residual, t.residual_stride, element) &&
+                       rows_aligned(t.residual_out, t.residual_out_stride, element) &&
+                       rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element);
+  const std::int64_t chunks = most_chunks(t.x, t.x_stride, t.cols, element);
+  const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows, INT_MAX));
   // Four vectors a thread (64 bytes of a 16-bit row) while a block of at most 512 threads
   // holds the row; eight for wider aligned rows; wider rows still are streamed.
   if (aligned && chunks <= 4 * kMostThreads<4>) {
@@ -89,20 +71,6 @@ void launch(const NormCall& call, cudaStream_t stream) {
   NORMLAB_CHECK_LAUNCH();
 }
 
-template <bool kCentre, bool kAdd>
-void launch_for_dtypes(const NormCall& call, cudaStream_t stream) {
-  const bool fp32_parameters = call.weight_dtype == DType::f32;
-  switch (call.dtype) {
-    case DType::f32:
-      return launch<float, float, kCentre, kAdd>(call, stream);
-    case DType::f16:
-      return fp32_parameters ? launch<__half, float, kCentre, kAdd>(call, stream)
-                             : launch<__half, __half, kCentre, kAdd>(call, stream);
-    case DType::bf16:
-      return fp32_parameters ? launch<__nv_bfloat16, float, kCentre, kAdd>(call, stream)
-                             : launch<__nv_bfloat16, __nv_bfloat16, kCentre, kAdd>(call, stream);
-  }
-}
 // [dispatch]
 
 }  // namespace normlab::ch07

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "ch07.cuh"
 #include "normlab/device/vector.cuh"
 
 namespace normlab::ch07 {
@@ -50,27 +51,6 @@ template <typename T>
 __device__ inline bool chunks_aligned(const T* row, int lead) {
   return (reinterpret_cast<std::uintptr_t>(row) - lead * sizeof(T)) % kVectorBytes == 0;
 }
-
-// The tensors of one call. T: x, residual, y, residual_out; P: weight and bias (T or float).
-template <typename T, typename P>
-struct Tensors {
-  const T* x;
-  std::int64_t x_stride;
-  const T* residual;
-  std::int64_t residual_stride;
-  T* y;
-  std::int64_t y_stride;
-  T* residual_out;
-  std::int64_t residual_out_stride;
-  const P* weight;  // null: scale 1
-  const P* bias;    // null: shift 0
-  bool weight_plus_one;
-  float* mean;  // null: not written
-  float* rstd;  // null: not written
-  std::int64_t rows;
-  std::int64_t cols;
-  float eps;
-};
 
 // One row of every tensor, cut into chunks on the 16-byte grid of x's row: chunk c holds
 // elements [c * width - lead, (c + 1) * width - lead).

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ch07.cuh"
+#include "forward.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "normlab/compare.hpp"
