@@ -51,7 +51,8 @@ __device__ float4 normalized(float4 v, float4 w, float inverse_rms) {
 
 // [registers]
 // What changed from chapter 03: the row is loaded once, into registers (kPacks packs per
-// thread, all loads issued before the first use), reduced, then scaled from those registers.
+// thread, all loads issued before the first use), reduced (chapter 03's two-level sum, now the
+// library's device::block_sum), then scaled from those registers.
 // Thread t holds packs t, t + kThreads, ...; the tail (the cols % 4 elements after the
 // last whole float4; none on the 4-byte path) is one element each for the first threads.
 // __launch_bounds__ caps registers so that at least 1024 threads fit on an SM.
@@ -180,10 +181,9 @@ bool rows_are_16_byte_aligned(const Rows& a) {
 }
 // [alignment]
 
-Rows validate_rows(const char* fn, const Rows& a) {
+void validate_rows(const char* fn, const Rows& a) {
   validate_rmsnorm_arguments(fn, a.x, a.x_stride, a.weight, a.y, a.y_stride, a.rows, a.cols, a.eps);
   validate_one_block_per_row(fn, a.rows);
-  return a;
 }
 
 }  // namespace
@@ -192,8 +192,8 @@ Rows validate_rows(const char* fn, const Rows& a) {
 void rmsnorm_fused(const float* x, std::int64_t x_stride, const float* weight, float* y,
                    std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                    cudaStream_t stream) {
-  const Rows a =
-      validate_rows("ch04::rmsnorm_fused", {x, x_stride, weight, y, y_stride, rows, cols, eps});
+  const Rows a{x, x_stride, weight, y, y_stride, rows, cols, eps};
+  validate_rows("ch04::rmsnorm_fused", a);
   if (rows == 0) return;
   if (rows_are_16_byte_aligned(a)) {
     launch_fused<float4>(a, stream);
@@ -206,8 +206,8 @@ void rmsnorm_fused(const float* x, std::int64_t x_stride, const float* weight, f
 void rmsnorm_two_reads(const float* x, std::int64_t x_stride, const float* weight, float* y,
                        std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                        cudaStream_t stream) {
-  const Rows a =
-      validate_rows("ch04::rmsnorm_two_reads", {x, x_stride, weight, y, y_stride, rows, cols, eps});
+  const Rows a{x, x_stride, weight, y, y_stride, rows, cols, eps};
+  validate_rows("ch04::rmsnorm_two_reads", a);
   if (rows == 0) return;
   if (rows_are_16_byte_aligned(a)) {
     launch_two_reads<float4>(a, stream);
