@@ -43,6 +43,7 @@ std::vector<KernelEntry> entries() {
                      .can = {.in_place = true, .max_rows = kMaxRowsOneBlockPerRow},
                      .launch =
                          [](const NormCall& c, cudaStream_t s) {
+                           validate_no_weight_plus_one("ch00_rmsnorm_eager", c.weight_plus_one);
                            rmsnorm_eager(static_cast<const float*>(c.x), c.x_stride,
                                          static_cast<const float*>(c.weight),
                                          static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,

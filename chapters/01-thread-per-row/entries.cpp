@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "ch01.cuh"
+#include "normlab/arguments.hpp"
 #include "normlab/kernel.hpp"
 
 namespace normlab::ch01 {
@@ -14,6 +15,7 @@ std::vector<KernelEntry> entries() {
            .summary = "one thread per row, serial loops (uncoalesced)",
            .op = Op::rmsnorm,
            .launch = [](const NormCall& c, cudaStream_t s) {
+             validate_no_weight_plus_one("ch01_rmsnorm_thread_per_row", c.weight_plus_one);
              rmsnorm_thread_per_row(static_cast<const float*>(c.x), c.x_stride,
                                     static_cast<const float*>(c.weight), static_cast<float*>(c.y),
                                     c.y_stride, c.rows, c.cols, c.eps, s);

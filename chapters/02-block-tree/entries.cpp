@@ -20,6 +20,7 @@ KernelEntry block_tree_entry(std::string name, int threads) {
           .op = Op::rmsnorm,
           .can = {.max_rows = kMaxRowsOneBlockPerRow},
           .launch = [threads](const NormCall& c, cudaStream_t s) {
+            validate_no_weight_plus_one("ch02_rmsnorm_block_tree", c.weight_plus_one);
             rmsnorm_block_tree(static_cast<const float*>(c.x), c.x_stride,
                                static_cast<const float*>(c.weight), static_cast<float*>(c.y),
                                c.y_stride, c.rows, c.cols, c.eps, threads, s);

@@ -19,6 +19,7 @@ KernelEntry kernel_with_threads(int threads) {
           .op = Op::rmsnorm,
           .can = {.max_rows = kMaxRowsOneBlockPerRow},
           .launch = [threads](const NormCall& c, cudaStream_t s) {
+            validate_no_weight_plus_one("ch03_rmsnorm_warp_shuffle", c.weight_plus_one);
             rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
                                  static_cast<const float*>(c.weight), static_cast<float*>(c.y),
                                  c.y_stride, c.rows, c.cols, c.eps, threads, s);
@@ -32,6 +33,7 @@ std::vector<KernelEntry> entries() {
            .op = Op::rmsnorm,
            .can = {.max_rows = kMaxRowsOneBlockPerRow},
            .launch = [](const NormCall& c, cudaStream_t s) {
+             validate_no_weight_plus_one("ch03_rmsnorm_warp_shuffle", c.weight_plus_one);
              rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
                                   static_cast<const float*>(c.weight), static_cast<float*>(c.y),
                                   c.y_stride, c.rows, c.cols, c.eps, s);

@@ -19,21 +19,23 @@ std::vector<KernelEntry> entries() {
                      .op = Op::rmsnorm,
                      .can = {.max_rows = kMaxRowsOneBlockPerRow},
                      .launch = [](const NormCall& c, cudaStream_t s) {
+                       validate_no_weight_plus_one("ch04_rmsnorm_fused_float4", c.weight_plus_one);
                        rmsnorm_fused(static_cast<const float*>(c.x), c.x_stride,
                                      static_cast<const float*>(c.weight), static_cast<float*>(c.y),
                                      c.y_stride, c.rows, c.cols, c.eps, s);
                      }});
-  entries.push_back({.name = "ch04_rmsnorm_two_reads_float4",
-                     .chapter = 4,
-                     .summary = "float4 accesses, x read twice (the wide-row fallback)",
-                     .op = Op::rmsnorm,
-                     .can = {.max_rows = kMaxRowsOneBlockPerRow},
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_two_reads(static_cast<const float*>(c.x), c.x_stride,
-                                         static_cast<const float*>(c.weight),
-                                         static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
-                                         c.eps, s);
-                     }});
+  entries.push_back(
+      {.name = "ch04_rmsnorm_two_reads_float4",
+       .chapter = 4,
+       .summary = "float4 accesses, x read twice (the wide-row fallback)",
+       .op = Op::rmsnorm,
+       .can = {.max_rows = kMaxRowsOneBlockPerRow},
+       .launch = [](const NormCall& c, cudaStream_t s) {
+         validate_no_weight_plus_one("ch04_rmsnorm_two_reads_float4", c.weight_plus_one);
+         rmsnorm_two_reads(static_cast<const float*>(c.x), c.x_stride,
+                           static_cast<const float*>(c.weight), static_cast<float*>(c.y),
+                           c.y_stride, c.rows, c.cols, c.eps, s);
+       }});
   return entries;
 }
 

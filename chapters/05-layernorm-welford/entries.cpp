@@ -29,7 +29,8 @@ KernelEntry layernorm_entry(const char* name, const char* summary, LayerNormLaun
                   .max_cols = kMaxCols,
                   .max_rows = kMaxRowsOneBlockPerRow,
                   .writes_statistics = true},
-          .launch = [launcher](const NormCall& c, cudaStream_t s) {
+          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
+            validate_no_weight_plus_one(name, c.weight_plus_one);
             launcher(static_cast<const float*>(c.x), c.x_stride,
                      static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
                      static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols, c.eps,

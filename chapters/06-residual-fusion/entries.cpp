@@ -32,7 +32,8 @@ KernelEntry add_rmsnorm_entry(const char* name, const char* summary, AddRmsNormL
           .summary = summary,
           .op = Op::add_rmsnorm,
           .can = add_norm_capabilities(),
-          .launch = [launcher](const NormCall& c, cudaStream_t s) {
+          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
+            validate_no_weight_plus_one(name, c.weight_plus_one);
             launcher(static_cast<const float*>(c.x), c.x_stride,
                      static_cast<const float*>(c.residual), c.residual_stride,
                      static_cast<float*>(c.residual_out), c.residual_out_stride,
@@ -61,6 +62,7 @@ std::vector<KernelEntry> entries() {
                      .op = Op::add_layernorm,
                      .can = add_norm_capabilities(),
                      .launch = [](const NormCall& c, cudaStream_t s) {
+                       validate_no_weight_plus_one("ch06_add_layernorm_fused", c.weight_plus_one);
                        add_layernorm(static_cast<const float*>(c.x), c.x_stride,
                                      static_cast<const float*>(c.residual), c.residual_stride,
                                      static_cast<float*>(c.residual_out), c.residual_out_stride,

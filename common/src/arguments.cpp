@@ -70,6 +70,11 @@ void validate_block_size(const char* function, int threads) {
                  "must be one of " + sizes + " (got " + std::to_string(threads) + ")");
 }
 
+void validate_no_weight_plus_one(const char* function, bool weight_plus_one) {
+  check_argument(!weight_plus_one, function, "weight_plus_one",
+                 "is not supported (scales by w; chapter 07 adds the 1 + w form)");
+}
+
 void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
                             std::int64_t max_cols) {
   validate_shape(function, rows, cols);

@@ -31,6 +31,9 @@ inline constexpr std::int64_t kMaxRowsOneBlockPerRow = 0x7fffffff;
 void validate_one_block_per_row(const char* function, std::int64_t rows);
 /// @p threads is one of kBlockSizes (block_size.hpp).
 void validate_block_size(const char* function, int threads);
+/// Refuses a (1 + w) scale, for a call reaching a kernel that scales by w: the safety net
+/// behind Capabilities::weight_plus_one for callers that skip KernelEntry::refusal.
+void validate_no_weight_plus_one(const char* function, bool weight_plus_one);
 /// The shape checks of a launcher that holds a row in registers: rows >= 0,
 /// 1 <= cols <= @p max_cols, and rows fits a grid of one block per row.
 void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
