@@ -21,9 +21,9 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWidth = 8;  // bf16 values in 16 bytes
 
-// Eight bf16 values that move as one 16-byte vector.
-using Bf16x8 = device::Vector<__nv_bfloat16>;
-static_assert(Bf16x8::kWidth == kWidth);
+// Eight bf16 values that move as one 16-byte vector: the library's (chapter 07's) vector.
+using device::Vector;
+static_assert(Vector<__nv_bfloat16>::kWidth == kWidth);
 
 // Elements [first, first + 8) of a row of cols elements, as fp32, into out. first is a multiple
 // of 8 and the row starts 16-byte aligned. Elements at or past cols are 0.
@@ -31,7 +31,8 @@ __device__ void load_bf16x8(const __nv_bfloat16* row, std::int64_t first, std::i
                             float (&out)[kWidth]) {
   // TODO(ex07) begin: one 16-byte load when the chunk lies inside the row, else element by element
   if (first + kWidth <= cols) {
-    const Bf16x8 chunk = *reinterpret_cast<const Bf16x8*>(row + first);
+    const Vector<__nv_bfloat16> chunk =
+        *reinterpret_cast<const Vector<__nv_bfloat16>*>(row + first);
 #pragma unroll
     for (int j = 0; j < kWidth; ++j)
       out[j] = __bfloat162float(chunk.element[j]);
@@ -49,11 +50,11 @@ __device__ void load_bf16x8(const __nv_bfloat16* row, std::int64_t first, std::i
 __device__ void store_bf16x8(__nv_bfloat16* row, std::int64_t first, std::int64_t cols,
                              const float (&in)[kWidth]) {
   if (first + kWidth <= cols) {
-    Bf16x8 chunk;
+    Vector<__nv_bfloat16> chunk;
 #pragma unroll
     for (int j = 0; j < kWidth; ++j)
       chunk.element[j] = __float2bfloat16_rn(in[j]);
-    *reinterpret_cast<Bf16x8*>(row + first) = chunk;
+    *reinterpret_cast<Vector<__nv_bfloat16>*>(row + first) = chunk;
   } else {
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
