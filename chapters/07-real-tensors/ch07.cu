@@ -13,6 +13,9 @@
 //   - every offset is int64;
 //   - every load of a row happens before the block's reduction and every store after it, so
 //     y may be x and the new residual may overwrite the old one.
+// The device code is in tensor_io.cuh (chunks and peeling), row_norm.cuh (statistics,
+// normalisation, the kernels) and dispatch.cuh (which kernel and block); this file holds the
+// typed launchers and their argument checks.
 #include "ch07.cuh"
 
 #include "dispatch.cuh"

@@ -1,7 +1,7 @@
 /// @file tensor_io.cuh
-/// @brief Chapter 07's tensor I/O: the tensors of one call, one row of each cut into chunks on
-/// the 16-byte grid of memory (peeling a misaligned head), and the parameters of a chunk in
-/// fp32. Later chapters include it instead of copying it.
+/// @brief Chapter 07's tensor I/O: one row of each tensor of a call (Tensors, ch07.cuh) cut into
+/// chunks on the 16-byte grid of memory (peeling a misaligned head), and the parameters of a
+/// chunk in fp32. Later chapters include it instead of copying it.
 #pragma once
 
 #include <cuda_runtime.h>
