@@ -65,7 +65,11 @@ TEST_CASE("ex07: rows = 0 launches nothing; misaligned rows are refused", "[ex07
   CHECK(verify(exercise_kernel(), default_case(Op::rmsnorm, 0, 64, DType::bf16)).passed());
   Case odd = default_case(Op::rmsnorm, 4, 64, DType::bf16);
   odd.pad = 3;  // stride 67: rows no longer 16-byte aligned
-  CHECK_THROWS_WITH(verify(exercise_kernel(), odd), Catch::Contains("'x_stride'"));
+  // Refused by the declared alignment, and by the launcher itself when called directly.
+  CHECK_THROWS_WITH(verify(exercise_kernel(), odd), Catch::Contains("aligned to 16 bytes"));
+  alignas(16) __nv_bfloat16 buffer[2 * 67] = {};
+  CHECK_THROWS_WITH(ex07::rmsnorm(buffer, 67, buffer, buffer, 67, 2, 64, 1e-5f, nullptr),
+                    Catch::Contains("'x_stride'"));
 }
 
 // A few small odd shapes, run by the compute-sanitizer tests (memcheck, racecheck).
