@@ -1,22 +1,39 @@
 // The kernel registry: tour, tests and benchmarks iterate over this one list.
-// Adding a chapter adds its header and one line below.
+// Adding a chapter declares its entries() (chapters/NN-slug/entries.cpp) and adds it below.
 #include "registry.hpp"
-#include "ch00.cuh"
-#include "ch01.cuh"
-#include "ch02.cuh"
-#include "ch03.cuh"
-#include "ch04.cuh"
-#include "ch05.cuh"
-#include "ch06.cuh"
-#include "ch07.cuh"
 
 namespace normlab {
+
+namespace ch00 {
+std::vector<KernelEntry> entries();
+}
+namespace ch01 {
+std::vector<KernelEntry> entries();
+}
+namespace ch02 {
+std::vector<KernelEntry> entries();
+}
+namespace ch03 {
+std::vector<KernelEntry> entries();
+}
+namespace ch04 {
+std::vector<KernelEntry> entries();
+}
+namespace ch05 {
+std::vector<KernelEntry> entries();
+}
+namespace ch06 {
+std::vector<KernelEntry> entries();
+}
+namespace ch07 {
+std::vector<KernelEntry> entries();
+}
 
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> entries = [] {
     std::vector<KernelEntry> all;
-    for (auto chapter : {&ch00::kernels, &ch01::kernels, &ch02::kernels, &ch03::kernels,
-                         &ch04::kernels, &ch05::kernels, &ch06::kernels, &ch07::kernels}) {
+    for (auto chapter : {&ch00::entries, &ch01::entries, &ch02::entries, &ch03::entries,
+                         &ch04::entries, &ch05::entries, &ch06::entries, &ch07::entries}) {
       for (KernelEntry& entry : chapter())
         all.push_back(std::move(entry));
     }

@@ -157,40 +157,4 @@ void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, f
 }
 // [eager_launcher]
 
-std::vector<KernelEntry> kernels() {
-  std::vector<KernelEntry> entries;
-  entries.push_back({.name = "ch00_copy_memcpy",
-                     .chapter = 0,
-                     .summary = "cudaMemcpy2DAsync device to device: the copy roof",
-                     .op = Op::copy,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       copy_memcpy(static_cast<const float*>(c.x), c.x_stride,
-                                   static_cast<float*>(c.y), c.y_stride, c.rows, c.cols, s);
-                     }});
-  entries.push_back({.name = "ch00_copy_kernel",
-                     .chapter = 0,
-                     .summary = "hand-written float4 grid-stride copy",
-                     .op = Op::copy,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       check_argument(c.x_stride == c.cols && c.y_stride == c.cols,
-                                      "ch00_copy_kernel", "x_stride/y_stride",
-                                      "must equal cols (the kernel copies one contiguous block)");
-                       copy_kernel(static_cast<const float*>(c.x), static_cast<float*>(c.y), c.rows,
-                                   c.cols, s);
-                     }});
-  entries.push_back({.name = "ch00_rmsnorm_eager",
-                     .chapter = 0,
-                     .summary = "five launches, two temporaries (eager framework)",
-                     .op = Op::rmsnorm,
-                     .launch =
-                         [](const NormCall& c, cudaStream_t s) {
-                           rmsnorm_eager(static_cast<const float*>(c.x), c.x_stride,
-                                         static_cast<const float*>(c.weight),
-                                         static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
-                                         c.eps, s);
-                         },
-                     .baseline = true});
-  return entries;
-}
-
 }  // namespace normlab::ch00

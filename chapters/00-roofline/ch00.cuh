@@ -6,9 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
-
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch00 {
 
@@ -25,8 +22,5 @@ void copy_memcpy(const float* x, std::int64_t x_stride, float* y, std::int64_t y
 void rmsnorm_eager(const float* x, std::int64_t x_stride, const float* weight, float* y,
                    std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                    cudaStream_t stream);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch00

@@ -2,6 +2,10 @@
 #include "ch00.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch00 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch00::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch00::entries());
 }

@@ -55,19 +55,4 @@ void rmsnorm_thread_per_row(const float* x, std::int64_t x_stride, const float* 
   // [launch]
 }
 
-std::vector<KernelEntry> kernels() {
-  std::vector<KernelEntry> entries;
-  entries.push_back({.name = "ch01_rmsnorm_thread_per_row",
-                     .chapter = 1,
-                     .summary = "one thread per row, serial loops (uncoalesced)",
-                     .op = Op::rmsnorm,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_thread_per_row(static_cast<const float*>(c.x), c.x_stride,
-                                              static_cast<const float*>(c.weight),
-                                              static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
-                                              c.eps, s);
-                     }});
-  return entries;
-}
-
 }  // namespace normlab::ch01

@@ -6,9 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
-
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch01 {
 
@@ -17,8 +14,5 @@ namespace normlab::ch01 {
 void rmsnorm_thread_per_row(const float* x, std::int64_t x_stride, const float* weight, float* y,
                             std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                             cudaStream_t stream);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch01

@@ -2,6 +2,10 @@
 #include "ch01.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch01 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch01::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch01::entries());
 }

@@ -77,29 +77,4 @@ void rmsnorm_block_tree(const float* x, std::int64_t x_stride, const float* weig
   rmsnorm_block_tree(x, x_stride, weight, y, y_stride, rows, cols, eps, kThreads, stream);
 }
 
-namespace {
-
-KernelEntry block_tree_entry(std::string name, int threads) {
-  return {.name = std::move(name),
-          .chapter = 2,
-          .summary = "block per row, coalesced, shared-memory tree reduction",
-          .op = Op::rmsnorm,
-          .launch = [threads](const NormCall& c, cudaStream_t s) {
-            rmsnorm_block_tree(static_cast<const float*>(c.x), c.x_stride,
-                               static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                               c.y_stride, c.rows, c.cols, c.eps, threads, s);
-          }};
-}
-
-}  // namespace
-
-KernelEntry kernel_with_threads(int threads) {
-  validate_block_size("ch02::kernel_with_threads", threads);
-  return block_tree_entry("ch02_rmsnorm_block_tree@" + std::to_string(threads), threads);
-}
-
-std::vector<KernelEntry> kernels() {
-  return {block_tree_entry("ch02_rmsnorm_block_tree", kThreads)};
-}
-
 }  // namespace normlab::ch02

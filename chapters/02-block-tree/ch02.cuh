@@ -6,9 +6,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
 
-#include "normlab/kernel.hpp"
+namespace normlab {
+struct KernelEntry;  // normlab/kernel.hpp
+}  // namespace normlab
 
 namespace normlab::ch02 {
 
@@ -30,8 +31,5 @@ void rmsnorm_block_tree(const float* x, std::int64_t x_stride, const float* weig
 /// An entry (not registered) that runs this chapter's kernel with @p threads threads per block,
 /// one of kBlockSizes, named "ch02_rmsnorm_block_tree@<threads>": the benchmarks' block-size sweep.
 KernelEntry kernel_with_threads(int threads);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch02

@@ -2,6 +2,10 @@
 #include "ch02.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch02 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch02::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch02::entries());
 }

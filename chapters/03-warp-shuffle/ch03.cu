@@ -21,45 +21,11 @@
 #include "normlab/arguments.hpp"
 #include "normlab/block_size.hpp"
 #include "normlab/check.hpp"
+#include "reductions.cuh"
 
 namespace normlab::ch03 {
 
 namespace {
-
-constexpr int kWarpSize = 32;
-constexpr unsigned int kFullMask = 0xffffffffu;
-
-// [warp_sum]
-// Butterfly: after the exchange at offset o, every lane holds the sum of the 2o lanes that
-// agree with it in the bits above o. After offset 1, every lane holds the warp's total.
-__device__ float warp_sum(float value) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, offset);
-  }
-  return value;
-}
-// [warp_sum]
-
-// [block_sum]
-// Two levels: each warp reduces in registers, lane 0 parks the warp's total in its slot, and
-// after one barrier every warp reads all the slots and reduces them again, so every thread
-// ends with the block's total. (A kernel that calls this twice would need a second barrier
-// before the slots are written again.)
-template <int kBlockThreads>
-__device__ float block_sum(float value) {
-  constexpr int kWarps = kBlockThreads / kWarpSize;
-  static_assert(kBlockThreads % kWarpSize == 0 && kWarps <= kWarpSize,
-                "whole warps, and few enough that one warp can add up their slots");
-  __shared__ float per_warp[kWarps];
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  value = warp_sum(value);
-  if (lane == 0) per_warp[warp] = value;
-  __syncthreads();
-  return warp_sum(lane < kWarps ? per_warp[lane] : 0.0f);
-}
-// [block_sum]
 
 // [kernel]
 // What changed from chapter 02: the same coalesced strided loops, but the partial sums are
@@ -117,34 +83,6 @@ void rmsnorm_warp_shuffle(const float* x, std::int64_t x_stride, const float* we
                           cudaStream_t stream) {
   rmsnorm_warp_shuffle(x, x_stride, weight, y, y_stride, rows, cols, eps, threads_for(cols),
                        stream);
-}
-
-KernelEntry kernel_with_threads(int threads) {
-  validate_block_size("ch03::kernel_with_threads", threads);
-  return {.name = "ch03_rmsnorm_warp_shuffle@" + std::to_string(threads),
-          .chapter = 3,
-          .summary = "block per row, warp-shuffle reduction, fixed block size",
-          .op = Op::rmsnorm,
-          .launch = [threads](const NormCall& c, cudaStream_t s) {
-            rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
-                                 static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                                 c.y_stride, c.rows, c.cols, c.eps, threads, s);
-          }};
-}
-
-std::vector<KernelEntry> kernels() {
-  std::vector<KernelEntry> entries;
-  entries.push_back({.name = "ch03_rmsnorm_warp_shuffle",
-                     .chapter = 3,
-                     .summary = "block per row sized to the row, warp-shuffle reduction",
-                     .op = Op::rmsnorm,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_warp_shuffle(static_cast<const float*>(c.x), c.x_stride,
-                                            static_cast<const float*>(c.weight),
-                                            static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
-                                            c.eps, s);
-                     }});
-  return entries;
 }
 
 }  // namespace normlab::ch03

@@ -7,9 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
 
-#include "normlab/kernel.hpp"
+namespace normlab {
+struct KernelEntry;  // normlab/kernel.hpp
+}  // namespace normlab
 
 namespace normlab::ch03 {
 
@@ -40,8 +41,5 @@ void rmsnorm_warp_shuffle(const float* x, std::int64_t x_stride, const float* we
 /// one of kBlockSizes, named "ch03_rmsnorm_warp_shuffle@<threads>": the benchmarks' block-size
 /// sweep.
 KernelEntry kernel_with_threads(int threads);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch03

@@ -2,6 +2,10 @@
 #include "ch03.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch03 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch03::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch03::entries());
 }

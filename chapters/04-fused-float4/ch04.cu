@@ -24,13 +24,11 @@
 #include "ch04.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
 
 namespace normlab::ch04 {
 
 namespace {
-
-constexpr int kWarpSize = 32;
-constexpr unsigned int kFullMask = 0xffffffffu;
 
 // A pack is what one access moves: a float4 on the 16-byte path, a float on the 4-byte path.
 template <typename Pack>
@@ -51,30 +49,10 @@ __device__ float4 normalized(float4 v, float4 w, float inverse_rms) {
                      v.w * inverse_rms * w.w);
 }
 
-// Chapter 03's two-level reduction: shuffles within each warp, one shared slot per warp.
-template <int kThreads>
-__device__ float block_sum(float value) {
-  constexpr int kWarps = kThreads / kWarpSize;
-  static_assert(kThreads % kWarpSize == 0 && kWarps <= kWarpSize);
-  __shared__ float per_warp[kWarps];
-  const int lane = threadIdx.x % kWarpSize;
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, offset);
-  }
-  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
-  __syncthreads();
-  value = lane < kWarps ? per_warp[lane] : 0.0f;
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, offset);
-  }
-  return value;
-}
-
 // [registers]
 // What changed from chapter 03: the row is loaded once, into registers (kPacks packs per
-// thread, all loads issued before the first use), reduced, then scaled from those registers.
+// thread, all loads issued before the first use), reduced (chapter 03's two-level sum, now the
+// library's device::block_sum), then scaled from those registers.
 // Thread t holds packs t, t + kThreads, ...; the tail (the cols % 4 elements after the
 // last whole float4; none on the 4-byte path) is one element each for the first threads.
 // __launch_bounds__ caps registers so that at least 1024 threads fit on an SM.
@@ -102,7 +80,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
   for (int i = 0; i < kPacks; ++i)
     sum_of_squares += squares(slice[i]);
   const float inverse_rms =
-      rsqrtf(block_sum<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
 
 #pragma unroll
   for (int i = 0; i < kPacks; ++i) {
@@ -137,7 +115,7 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t p = t; p < packs; p += kThreads)
     sum_of_squares += squares(x_packs[p]);
   const float inverse_rms =
-      rsqrtf(block_sum<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
 
   const auto* weight_packs = reinterpret_cast<const Pack*>(weight);
 #pragma unroll 4
@@ -203,10 +181,9 @@ bool rows_are_16_byte_aligned(const Rows& a) {
 }
 // [alignment]
 
-Rows validated(const char* fn, const Rows& a) {
+void validate_rows(const char* fn, const Rows& a) {
   validate_rmsnorm_arguments(fn, a.x, a.x_stride, a.weight, a.y, a.y_stride, a.rows, a.cols, a.eps);
   validate_one_block_per_row(fn, a.rows);
-  return a;
 }
 
 }  // namespace
@@ -215,8 +192,8 @@ Rows validated(const char* fn, const Rows& a) {
 void rmsnorm_fused(const float* x, std::int64_t x_stride, const float* weight, float* y,
                    std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                    cudaStream_t stream) {
-  const Rows a =
-      validated("ch04::rmsnorm_fused", {x, x_stride, weight, y, y_stride, rows, cols, eps});
+  const Rows a{x, x_stride, weight, y, y_stride, rows, cols, eps};
+  validate_rows("ch04::rmsnorm_fused", a);
   if (rows == 0) return;
   if (rows_are_16_byte_aligned(a)) {
     launch_fused<float4>(a, stream);
@@ -229,38 +206,14 @@ void rmsnorm_fused(const float* x, std::int64_t x_stride, const float* weight, f
 void rmsnorm_two_reads(const float* x, std::int64_t x_stride, const float* weight, float* y,
                        std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                        cudaStream_t stream) {
-  const Rows a =
-      validated("ch04::rmsnorm_two_reads", {x, x_stride, weight, y, y_stride, rows, cols, eps});
+  const Rows a{x, x_stride, weight, y, y_stride, rows, cols, eps};
+  validate_rows("ch04::rmsnorm_two_reads", a);
   if (rows == 0) return;
   if (rows_are_16_byte_aligned(a)) {
     launch_two_reads<float4>(a, stream);
   } else {
     launch_two_reads<float>(a, stream);
   }
-}
-
-std::vector<KernelEntry> kernels() {
-  std::vector<KernelEntry> entries;
-  entries.push_back({.name = "ch04_rmsnorm_fused_float4",
-                     .chapter = 4,
-                     .summary = "row in registers, x read once, float4 accesses",
-                     .op = Op::rmsnorm,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_fused(static_cast<const float*>(c.x), c.x_stride,
-                                     static_cast<const float*>(c.weight), static_cast<float*>(c.y),
-                                     c.y_stride, c.rows, c.cols, c.eps, s);
-                     }});
-  entries.push_back({.name = "ch04_rmsnorm_two_reads_float4",
-                     .chapter = 4,
-                     .summary = "float4 accesses, x read twice (the wide-row fallback)",
-                     .op = Op::rmsnorm,
-                     .launch = [](const NormCall& c, cudaStream_t s) {
-                       rmsnorm_two_reads(static_cast<const float*>(c.x), c.x_stride,
-                                         static_cast<const float*>(c.weight),
-                                         static_cast<float*>(c.y), c.y_stride, c.rows, c.cols,
-                                         c.eps, s);
-                     }});
-  return entries;
 }
 
 }  // namespace normlab::ch04

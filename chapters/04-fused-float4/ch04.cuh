@@ -7,9 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
-
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch04 {
 
@@ -32,8 +29,5 @@ void rmsnorm_fused(const float* x, std::int64_t x_stride, const float* weight, f
 void rmsnorm_two_reads(const float* x, std::int64_t x_stride, const float* weight, float* y,
                        std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                        cudaStream_t stream);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch04

@@ -2,6 +2,10 @@
 #include "ch04.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch04 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch04::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch04::entries());
 }

@@ -21,6 +21,8 @@
 #include "moments.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+#include "normlab/device/welford.cuh"
 #include "row_slice.cuh"
 
 namespace normlab::ch05 {
@@ -46,7 +48,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
     sums.sum += v;
     sums.sum_of_squares += v * v;
   });
-  sums = block_reduce<L::kThreads>(sums, add_sums);
+  sums = device::block_reduce(sums, add_sums);
   const float mean = sums.sum / static_cast<float>(cols);
   const float variance = fmaxf(sums.sum_of_squares / static_cast<float>(cols) - mean * mean, 0.0f);
   const float rstd = rsqrtf(variance + eps);
@@ -74,9 +76,9 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
   RowSlice<L> slice;
   slice.load(x_row, cols);
 
-  Moments moments{};
-  slice.for_each(cols, [&](float v) { moments = welford_push(moments, v - pivot); });
-  moments = block_reduce<L::kThreads>(moments, welford_merge);
+  device::Moments moments{};
+  slice.for_each(cols, [&](float v) { moments = device::welford_push(moments, v - pivot); });
+  moments = device::block_reduce(moments, device::welford_merge);
   const float rstd = rsqrtf(moments.m2 / moments.count + eps);
 
   write_statistics(mean_out, rstd_out, row, pivot + moments.mean, rstd);
@@ -86,16 +88,14 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 }
 // [welford]
 
-// Validates the arguments of either launcher; returns whether the rows move in float4 packs.
-bool validated(const char* fn, const float* x, std::int64_t x_stride, const float* weight,
-               const float* bias, const float* y, std::int64_t y_stride, std::int64_t rows,
-               std::int64_t cols, float eps) {
-  validate_register_rows(fn, rows, cols);
+// The checks of either launcher; nothing is launched when one fails.
+void validate_layernorm(const char* fn, const float* x, std::int64_t x_stride, const float* y,
+                        std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps) {
+  validate_register_rows(fn, rows, cols, kMaxCols);
   validate_tensor(fn, "x", x, rows, cols, x_stride);
   validate_tensor(fn, "y", y, rows, cols, y_stride);
   validate_in_place(fn, x, x_stride, y, y_stride, "y_stride");
   validate_eps(fn, eps);
-  return rows_are_16_byte_aligned({x, y, weight, bias}, {x_stride, y_stride});
 }
 
 }  // namespace
@@ -104,8 +104,8 @@ void layernorm_sum_of_squares(const float* x, std::int64_t x_stride, const float
                               const float* bias, float* y, std::int64_t y_stride, float* mean,
                               float* rstd, std::int64_t rows, std::int64_t cols, float eps,
                               cudaStream_t stream) {
-  const bool aligned = validated("ch05::layernorm_sum_of_squares", x, x_stride, weight, bias, y,
-                                 y_stride, rows, cols, eps);
+  validate_layernorm("ch05::layernorm_sum_of_squares", x, x_stride, y, y_stride, rows, cols, eps);
+  const bool aligned = rows_are_16_byte_aligned({x, y, weight, bias}, {x_stride, y_stride});
   if (rows == 0) return;
   with_layout_for(cols, aligned, [&](auto layout) {
     using L = decltype(layout);
@@ -118,8 +118,8 @@ void layernorm_sum_of_squares(const float* x, std::int64_t x_stride, const float
 void layernorm_welford(const float* x, std::int64_t x_stride, const float* weight,
                        const float* bias, float* y, std::int64_t y_stride, float* mean, float* rstd,
                        std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream) {
-  const bool aligned =
-      validated("ch05::layernorm_welford", x, x_stride, weight, bias, y, y_stride, rows, cols, eps);
+  validate_layernorm("ch05::layernorm_welford", x, x_stride, y, y_stride, rows, cols, eps);
+  const bool aligned = rows_are_16_byte_aligned({x, y, weight, bias}, {x_stride, y_stride});
   if (rows == 0) return;
   with_layout_for(cols, aligned, [&](auto layout) {
     using L = decltype(layout);
@@ -127,39 +127,6 @@ void layernorm_welford(const float* x, std::int64_t x_stride, const float* weigh
         x, x_stride, weight, bias, y, y_stride, mean, rstd, static_cast<int>(cols), eps);
     NORMLAB_CHECK_LAUNCH();
   });
-}
-
-namespace {
-
-using LayerNormLauncher = void (*)(const float*, std::int64_t, const float*, const float*, float*,
-                                   std::int64_t, float*, float*, std::int64_t, std::int64_t, float,
-                                   cudaStream_t);
-
-KernelEntry layernorm_entry(const char* name, const char* summary, LayerNormLauncher launcher) {
-  return {.name = name,
-          .chapter = 5,
-          .summary = summary,
-          .op = Op::layernorm,
-          .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
-          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
-            check_argument(!c.weight_plus_one, name, "weight_plus_one",
-                           "is not supported (chapter 07 adds the 1 + w form)");
-            launcher(static_cast<const float*>(c.x), c.x_stride,
-                     static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
-                     static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols, c.eps,
-                     s);
-          }};
-}
-
-}  // namespace
-
-std::vector<KernelEntry> kernels() {
-  return {
-      layernorm_entry("ch05_layernorm_sum_of_squares",
-                      "one pass, var = E[x^2] - E[x]^2: cancels on shifted rows",
-                      &layernorm_sum_of_squares),
-      layernorm_entry("ch05_layernorm_welford",
-                      "one pass, Welford moments around a pivot, Chan merges", &layernorm_welford)};
 }
 
 }  // namespace normlab::ch05

@@ -7,9 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
-
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch05 {
 
@@ -33,8 +30,5 @@ void layernorm_sum_of_squares(const float* x, std::int64_t x_stride, const float
 void layernorm_welford(const float* x, std::int64_t x_stride, const float* weight,
                        const float* bias, float* y, std::int64_t y_stride, float* mean, float* rstd,
                        std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch05

@@ -2,6 +2,10 @@
 #include "ch05.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch05 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch05::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch05::entries());
 }

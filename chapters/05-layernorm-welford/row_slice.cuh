@@ -7,13 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <initializer_list>
-#include <limits>
-#include <string>
 
 #include "ch05.cuh"
-#include "normlab/arguments.hpp"
-#include "normlab/check.hpp"
 
 namespace normlab::ch05 {
 
@@ -178,39 +173,5 @@ void with_layout_for(std::int64_t cols, bool aligned, Launch&& launch) {
   }
 }
 // [configurations]
-
-// [alignment]
-/// True when every row of the tensors starts 16-byte aligned: each non-null base pointer is,
-/// and each row stride is a multiple of 4 elements. Only then can rows move in float4 packs.
-inline bool rows_are_16_byte_aligned(std::initializer_list<const void*> pointers,
-                                     std::initializer_list<std::int64_t> strides) {
-  for (const void* p : pointers) {
-    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
-  }
-  for (std::int64_t stride : strides) {
-    if (stride % 4 != 0) return false;
-  }
-  return true;
-}
-// [alignment]
-
-/// The shape checks of every register-resident launcher: rows >= 0, 1 <= cols <= kMaxCols,
-/// and at most one block per row in a grid (rows < 2^31).
-inline void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols) {
-  validate_shape(function, rows, cols);
-  check_argument(cols <= kMaxCols, function, "cols",
-                 "must be <= " + std::to_string(kMaxCols) + " (the row is held in registers, got " +
-                     std::to_string(cols) + ")");
-  check_argument(rows <= std::numeric_limits<int>::max(), function, "rows",
-                 "must be < 2^31 (one block per row)");
-}
-
-/// An output over an input is allowed only as the same rows: same base, same stride.
-inline void validate_in_place(const char* function, const void* input, std::int64_t input_stride,
-                              const void* output, std::int64_t output_stride,
-                              const char* output_stride_name) {
-  check_argument(output != input || output_stride == input_stride, function, output_stride_name,
-                 "must equal the input's stride when the output overwrites the input");
-}
 
 }  // namespace normlab::ch05

@@ -17,13 +17,14 @@
 #include "moments.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+#include "normlab/device/welford.cuh"
 #include "row_slice.cuh"
 
 namespace normlab::ch06 {
 
 namespace {
 
-using ch05::block_reduce;
 using ch05::RowSlice;
 
 // [add_rmsnorm]
@@ -44,7 +45,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   float sum_of_squares = 0.0f;
   h.for_each(cols, [&](float v) { sum_of_squares += v * v; });
-  sum_of_squares = block_reduce<L::kThreads>(sum_of_squares, ch05::add_floats);
+  sum_of_squares = device::block_sum(sum_of_squares);
   const float rstd = rsqrtf(sum_of_squares / static_cast<float>(cols) + eps);
 
   ch05::write_statistics(nullptr, rstd_out, row, 0.0f, rstd);
@@ -73,9 +74,9 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
   r.load(residual_row, cols);
   h.add(r);
 
-  ch05::Moments moments{};
-  h.for_each(cols, [&](float v) { moments = ch05::welford_push(moments, v - pivot); });
-  moments = block_reduce<L::kThreads>(moments, ch05::welford_merge);
+  device::Moments moments{};
+  h.for_each(cols, [&](float v) { moments = device::welford_push(moments, v - pivot); });
+  moments = device::block_reduce(moments, device::welford_merge);
   const float rstd = rsqrtf(moments.m2 / moments.count + eps);
 
   ch05::write_statistics(mean_out, rstd_out, row, pivot + moments.mean, rstd);
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   float sum_of_squares = 0.0f;
   h.for_each(cols, [&](float v) { sum_of_squares += v * v; });
-  sum_of_squares = block_reduce<L::kThreads>(sum_of_squares, ch05::add_floats);
+  sum_of_squares = device::block_sum(sum_of_squares);
   const float rstd = rsqrtf(sum_of_squares / static_cast<float>(cols) + eps);
 
   ch05::write_statistics(nullptr, rstd_out, row, 0.0f, rstd);
@@ -134,22 +135,26 @@ struct Tensors {
   std::int64_t y_stride;
 };
 
-// Validates what every launcher of this chapter takes; returns whether the rows (and the
-// parameters, @p weight and @p bias) are aligned for float4 packs.
-bool validated(const char* fn, const Tensors& t, const float* weight, const float* bias,
-               std::int64_t rows, std::int64_t cols, float eps) {
-  ch05::validate_register_rows(fn, rows, cols);
+// The checks of every launcher of this chapter; nothing is launched when one fails.
+void validate_add_norm(const char* fn, const Tensors& t, std::int64_t rows, std::int64_t cols,
+                       float eps) {
+  validate_register_rows(fn, rows, cols, kMaxCols);
   validate_tensor(fn, "x", t.x, rows, cols, t.x_stride);
   validate_tensor(fn, "residual", t.residual, rows, cols, t.residual_stride);
   validate_tensor(fn, "residual_out", t.residual_out, rows, cols, t.residual_out_stride);
   validate_tensor(fn, "y", t.y, rows, cols, t.y_stride);
-  ch05::validate_in_place(fn, t.residual, t.residual_stride, t.residual_out, t.residual_out_stride,
-                          "residual_out_stride");
-  ch05::validate_in_place(fn, t.x, t.x_stride, t.y, t.y_stride, "y_stride");
+  validate_in_place(fn, t.residual, t.residual_stride, t.residual_out, t.residual_out_stride,
+                    "residual_out_stride");
+  validate_in_place(fn, t.x, t.x_stride, t.y, t.y_stride, "y_stride");
   check_argument(rows == 0 || static_cast<const void*>(t.y) != t.residual_out, fn, "y",
                  "must not be residual_out (both are outputs)");
   validate_eps(fn, eps);
-  return ch05::rows_are_16_byte_aligned(
+}
+
+// Whether every row of the tensors, and the parameters @p weight and @p bias, are aligned for
+// float4 packs.
+bool rows_aligned(const Tensors& t, const float* weight, const float* bias) {
+  return rows_are_16_byte_aligned(
       {t.x, t.residual, t.residual_out, t.y, weight, bias},
       {t.x_stride, t.residual_stride, t.residual_out_stride, t.y_stride});
 }
@@ -167,7 +172,8 @@ void add_rmsnorm(const float* x, std::int64_t x_stride, const float* residual,
                  float eps, cudaStream_t stream) {
   const Tensors t{x, x_stride, residual, residual_stride, residual_out, residual_out_stride,
                   y, y_stride};
-  const bool aligned = validated("ch06::add_rmsnorm", t, weight, nullptr, rows, cols, eps);
+  validate_add_norm("ch06::add_rmsnorm", t, rows, cols, eps);
+  const bool aligned = rows_aligned(t, weight, nullptr);
   if (rows == 0) return;
   ch05::with_layout_for(cols, aligned, [&](auto layout) {
     using L = decltype(layout);
@@ -185,7 +191,8 @@ void add_layernorm(const float* x, std::int64_t x_stride, const float* residual,
                    std::int64_t cols, float eps, cudaStream_t stream) {
   const Tensors t{x, x_stride, residual, residual_stride, residual_out, residual_out_stride,
                   y, y_stride};
-  const bool aligned = validated("ch06::add_layernorm", t, weight, bias, rows, cols, eps);
+  validate_add_norm("ch06::add_layernorm", t, rows, cols, eps);
+  const bool aligned = rows_aligned(t, weight, bias);
   if (rows == 0) return;
   ch05::with_layout_for(cols, aligned, [&](auto layout) {
     using L = decltype(layout);
@@ -203,7 +210,8 @@ void add_then_rmsnorm(const float* x, std::int64_t x_stride, const float* residu
                       float eps, cudaStream_t stream) {
   const Tensors t{x, x_stride, residual, residual_stride, residual_out, residual_out_stride,
                   y, y_stride};
-  const bool aligned = validated("ch06::add_then_rmsnorm", t, weight, nullptr, rows, cols, eps);
+  validate_add_norm("ch06::add_then_rmsnorm", t, rows, cols, eps);
+  const bool aligned = rows_aligned(t, weight, nullptr);
   if (rows == 0) return;
   ch05::with_layout_for(cols, aligned, [&](auto layout) {
     using L = decltype(layout);
@@ -215,59 +223,6 @@ void add_then_rmsnorm(const float* x, std::int64_t x_stride, const float* residu
         residual_out, residual_out_stride, weight, y, y_stride, rstd, static_cast<int>(cols), eps);
     NORMLAB_CHECK_LAUNCH();
   });
-}
-
-namespace {
-
-void refuse_weight_plus_one(const NormCall& c, const char* name) {
-  check_argument(!c.weight_plus_one, name, "weight_plus_one",
-                 "is not supported (chapter 07 adds the 1 + w form)");
-}
-
-using AddRmsNormLauncher = void (*)(const float*, std::int64_t, const float*, std::int64_t, float*,
-                                    std::int64_t, const float*, float*, std::int64_t, float*,
-                                    std::int64_t, std::int64_t, float, cudaStream_t);
-
-KernelEntry add_rmsnorm_entry(const char* name, const char* summary, AddRmsNormLauncher launcher) {
-  return {.name = name,
-          .chapter = 6,
-          .summary = summary,
-          .op = Op::add_rmsnorm,
-          .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
-          .launch = [name, launcher](const NormCall& c, cudaStream_t s) {
-            refuse_weight_plus_one(c, name);
-            launcher(static_cast<const float*>(c.x), c.x_stride,
-                     static_cast<const float*>(c.residual), c.residual_stride,
-                     static_cast<float*>(c.residual_out), c.residual_out_stride,
-                     static_cast<const float*>(c.weight), static_cast<float*>(c.y), c.y_stride,
-                     c.rstd, c.rows, c.cols, c.eps, s);
-          }};
-}
-
-}  // namespace
-
-std::vector<KernelEntry> kernels() {
-  std::vector<KernelEntry> entries;
-  entries.push_back(add_rmsnorm_entry(
-      "ch06_add_rmsnorm_fused", "h = x + r and RMSNorm in one pass, h written once", &add_rmsnorm));
-  entries.push_back(add_rmsnorm_entry("ch06_add_then_rmsnorm_unfused",
-                                      "add kernel, then RMSNorm kernel reading h back",
-                                      &add_then_rmsnorm));
-  entries.push_back(
-      {.name = "ch06_add_layernorm_fused",
-       .chapter = 6,
-       .summary = "h = x + r and Welford LayerNorm in one pass, h written once",
-       .op = Op::add_layernorm,
-       .can = {.optional_parameters = true, .max_cols = kMaxCols, .writes_statistics = true},
-       .launch = [](const NormCall& c, cudaStream_t s) {
-         refuse_weight_plus_one(c, "ch06_add_layernorm_fused");
-         add_layernorm(
-             static_cast<const float*>(c.x), c.x_stride, static_cast<const float*>(c.residual),
-             c.residual_stride, static_cast<float*>(c.residual_out), c.residual_out_stride,
-             static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),
-             static_cast<float*>(c.y), c.y_stride, c.mean, c.rstd, c.rows, c.cols, c.eps, s);
-       }});
-  return entries;
 }
 
 }  // namespace normlab::ch06

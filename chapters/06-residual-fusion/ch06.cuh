@@ -7,10 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <vector>
 
 #include "ch05.cuh"
-#include "normlab/kernel.hpp"
 
 namespace normlab::ch06 {
 
@@ -44,8 +42,5 @@ void add_then_rmsnorm(const float* x, std::int64_t x_stride, const float* residu
                       std::int64_t residual_out_stride, const float* weight, float* y,
                       std::int64_t y_stride, float* rstd, std::int64_t rows, std::int64_t cols,
                       float eps, cudaStream_t stream);
-
-/// This chapter's registry entries.
-std::vector<KernelEntry> kernels();
 
 }  // namespace normlab::ch06

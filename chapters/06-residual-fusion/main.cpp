@@ -3,6 +3,10 @@
 #include "ch06.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch06 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch06::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch06::entries());
 }

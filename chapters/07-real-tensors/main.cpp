@@ -2,6 +2,10 @@
 #include "ch07.cuh"
 #include "normlab/program.hpp"
 
+namespace normlab::ch07 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
+
 int main(int argc, char** argv) {
-  return normlab::chapter_main(argc, argv, normlab::ch07::kernels());
+  return normlab::chapter_main(argc, argv, normlab::ch07::entries());
 }

@@ -57,8 +57,8 @@ void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_
 }
 
 void validate_one_block_per_row(const char* function, std::int64_t rows) {
-  constexpr std::int64_t kMostBlocks = 0x7fffffff;  // the largest gridDim.x
-  check_argument(rows <= kMostBlocks, function, "rows", "must be < 2^31 (one block per row)");
+  check_argument(rows <= kMaxRowsOneBlockPerRow, function, "rows",
+                 "must be < 2^31 (one block per row)");
 }
 
 void validate_block_size(const char* function, int threads) {
@@ -68,6 +68,38 @@ void validate_block_size(const char* function, int threads) {
   check_argument(std::find(kBlockSizes.begin(), kBlockSizes.end(), threads) != kBlockSizes.end(),
                  function, "threads",
                  "must be one of " + sizes + " (got " + std::to_string(threads) + ")");
+}
+
+void validate_no_weight_plus_one(const char* function, bool weight_plus_one) {
+  check_argument(!weight_plus_one, function, "weight_plus_one",
+                 "is not supported (scales by w; chapter 07 adds the 1 + w form)");
+}
+
+void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
+                            std::int64_t max_cols) {
+  validate_shape(function, rows, cols);
+  check_argument(cols <= max_cols, function, "cols",
+                 "must be <= " + std::to_string(max_cols) + " (the row is held in registers, got " +
+                     std::to_string(cols) + ")");
+  validate_one_block_per_row(function, rows);
+}
+
+void validate_in_place(const char* function, const void* input, std::int64_t input_stride,
+                       const void* output, std::int64_t output_stride,
+                       const char* output_stride_name) {
+  check_argument(output != input || output_stride == input_stride, function, output_stride_name,
+                 "must equal the input's stride when the output overwrites the input");
+}
+
+bool rows_are_16_byte_aligned(std::initializer_list<const void*> pointers,
+                              std::initializer_list<std::int64_t> strides) {
+  for (const void* p : pointers) {
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
+  }
+  for (std::int64_t stride : strides) {
+    if (stride % 4 != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace normlab

@@ -106,7 +106,7 @@ void layernorm(const float* x, std::int64_t x_stride, const float* weight, const
   check_argument(y != x || y_stride == x_stride, fn, "y_stride",
                  "must equal x_stride when y is x (in place)");
   validate_eps(fn, eps);
-  check_argument(rows < (1LL << 31), fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   layernorm_kernel<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
       x, x_stride, weight, bias, y, y_stride, static_cast<int>(cols), eps);

@@ -8,6 +8,7 @@
 #include "ex06.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
 
 namespace normlab::ex06 {
 
@@ -16,27 +17,6 @@ namespace {
 constexpr int kThreads = 512;
 constexpr int kValuesPerThread = 24;
 static_assert(kThreads * kValuesPerThread == kMaxCols, "the widest row fills the block");
-constexpr int kWarpSize = 32;
-constexpr unsigned int kFullMask = 0xffffffffu;
-
-// The block's total, returned to every thread (chapter 03's two-level reduction).
-__device__ float block_sum(float value) {
-  constexpr int kWarps = kThreads / kWarpSize;
-  __shared__ float per_warp[kWarps];
-  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-#pragma unroll
-  for (int lane_mask = kWarpSize / 2; lane_mask > 0; lane_mask /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, lane_mask);
-  }
-  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
-  __syncthreads();
-  value = lane < kWarps ? per_warp[lane] : 0.0f;
-#pragma unroll
-  for (int lane_mask = kWarpSize / 2; lane_mask > 0; lane_mask /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, lane_mask);
-  }
-  return value;
-}
 
 // Reads this thread's columns of x_row and r_row once, leaves h = x + r in h (0 past cols)
 // and returns the sum of the squares of h. Value k of thread t is column k * kThreads + t.
@@ -66,7 +46,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   float h[kValuesPerThread];
   const float sum_of_squares =
       load_sum(x + row * x_stride, residual + row * residual_stride, cols, h);
-  const float rstd = rsqrtf(block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+  const float rstd = rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
   store(h, rstd, weight, residual_out + row * residual_out_stride, y + row * y_stride, cols);
 }
 
@@ -89,7 +69,7 @@ void add_rmsnorm(const float* x, std::int64_t x_stride, const float* residual,
                  "residual_out_stride", "must equal residual_stride when h overwrites r");
   validate_vector(fn, "weight", weight);
   validate_eps(fn, eps);
-  check_argument(rows < (1LL << 31), fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   add_rmsnorm_kernel<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
       x, x_stride, residual, residual_stride, residual_out, residual_out_stride, weight, y,

@@ -11,6 +11,8 @@
 #include "ex07.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+#include "normlab/device/vector.cuh"
 
 namespace normlab::ex07 {
 
@@ -19,10 +21,9 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWidth = 8;  // bf16 values in 16 bytes
 
-// Eight bf16 values that move as one 16-byte vector.
-struct alignas(16) Bf16x8 {
-  __nv_bfloat16 value[kWidth];
-};
+// Eight bf16 values that move as one 16-byte vector: the library's (chapter 07's) vector.
+using device::Vector;
+static_assert(Vector<__nv_bfloat16>::kWidth == kWidth);
 
 // Elements [first, first + 8) of a row of cols elements, as fp32, into out. first is a multiple
 // of 8 and the row starts 16-byte aligned. Elements at or past cols are 0.
@@ -40,33 +41,17 @@ __device__ void load_bf16x8(const __nv_bfloat16* row, std::int64_t first, std::i
 __device__ void store_bf16x8(__nv_bfloat16* row, std::int64_t first, std::int64_t cols,
                              const float (&in)[kWidth]) {
   if (first + kWidth <= cols) {
-    Bf16x8 chunk;
+    Vector<__nv_bfloat16> chunk;
 #pragma unroll
     for (int j = 0; j < kWidth; ++j)
-      chunk.value[j] = __float2bfloat16_rn(in[j]);
-    *reinterpret_cast<Bf16x8*>(row + first) = chunk;
+      chunk.element[j] = __float2bfloat16_rn(in[j]);
+    *reinterpret_cast<Vector<__nv_bfloat16>*>(row + first) = chunk;
   } else {
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
       if (first + j < cols) row[first + j] = __float2bfloat16_rn(in[j]);
     }
   }
-}
-
-__device__ float warp_sum(float value) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
-
-// The block's total, returned to every thread.
-__device__ float block_sum(float value) {
-  __shared__ float partials[kThreads / 32];
-  value = warp_sum(value);
-  if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = value;
-  __syncthreads();
-  value = threadIdx.x % 32 < kThreads / 32 ? partials[threadIdx.x % 32] : 0.0f;
-  return warp_sum(value);
 }
 
 // Block blockIdx.x normalises one row in two passes over it: the sum of squares, then
@@ -84,7 +69,7 @@ __global__ void rmsnorm_bf16x8(const __nv_bfloat16* x, std::int64_t x_stride,
     for (int j = 0; j < kWidth; ++j)
       squares += v[j] * v[j];
   }
-  const float rstd = rsqrtf(block_sum(squares) / static_cast<float>(cols) + eps);
+  const float rstd = rsqrtf(device::block_sum(squares) / static_cast<float>(cols) + eps);
   for (std::int64_t first = threadIdx.x * kWidth; first < cols; first += kThreads * kWidth) {
     float v[kWidth], w[kWidth];
     load_bf16x8(x_row, first, cols, v);
@@ -110,7 +95,7 @@ void rmsnorm(const __nv_bfloat16* x, std::int64_t x_stride, const __nv_bfloat16*
   validate_alignment(fn, "x", x, x_stride, sizeof(__nv_bfloat16), 16);
   validate_alignment(fn, "y", y, y_stride, sizeof(__nv_bfloat16), 16);
   validate_alignment(fn, "weight", weight, 0, sizeof(__nv_bfloat16), 16);
-  check_argument(rows <= 0x7fffffff, fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   rmsnorm_bf16x8<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(x, x_stride, weight, y,
                                                                            y_stride, cols, eps);

@@ -5,12 +5,12 @@
 // cols / 4 float4 vectors, and a tail of the last cols % 4 (at most 3) elements, read and
 // written one float at a time. Rows start 16-byte aligned (the launcher checks it), so every
 // body vector is aligned too.
-#include <cub/block/block_reduce.cuh>
 #include <string>
 
 #include "ex04.cuh"
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
 
 namespace normlab::ex04 {
 
@@ -73,18 +73,6 @@ __device__ __forceinline__ void store_row(const RowShare& share, const float* we
   // TODO(ex04) end
 }
 
-// The block's total, returned to every thread. The reduction is CUB's (exercise 03 writes one);
-// it leaves the total in thread 0, which hands it out through shared memory.
-__device__ float block_sum(float value) {
-  using BlockReduce = cub::BlockReduce<float, kThreads>;
-  __shared__ typename BlockReduce::TempStorage scratch;
-  __shared__ float total;
-  value = BlockReduce(scratch).Sum(value);
-  if (threadIdx.x == 0) total = value;
-  __syncthreads();
-  return total;
-}
-
 // Block `blockIdx.x` normalises one row: one read of x into registers, one block-wide sum, one
 // write of y.
 __global__ void rmsnorm_vector_tail(const float* x, std::int64_t x_stride, const float* weight,
@@ -92,7 +80,7 @@ __global__ void rmsnorm_vector_tail(const float* x, std::int64_t x_stride, const
   const std::int64_t row = blockIdx.x;
   RowShare share;
   const float sum_squares = load_row(x + row * x_stride, cols, share);
-  const float rstd = rsqrtf(block_sum(sum_squares) / static_cast<float>(cols) + eps);
+  const float rstd = rsqrtf(device::block_sum(sum_squares) / static_cast<float>(cols) + eps);
   store_row(share, weight, rstd, y + row * y_stride, cols);
 }
 
@@ -112,7 +100,7 @@ void rmsnorm(const float* x, std::int64_t x_stride, const float* weight, float* 
   validate_alignment(fn, "x", x, x_stride, sizeof(float), 16);
   validate_alignment(fn, "y", y, y_stride, sizeof(float), 16);
   validate_alignment(fn, "weight", weight, 0, sizeof(float), 16);
-  check_argument(rows < (1LL << 31), fn, "rows", "must be < 2^31 (one block per row)");
+  validate_one_block_per_row(fn, rows);
   if (rows == 0) return;
   rmsnorm_vector_tail<<<static_cast<unsigned int>(rows), kThreads, 0, stream>>>(
       x, x_stride, weight, y, y_stride, cols, eps);

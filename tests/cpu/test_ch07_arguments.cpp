@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "ch07.cuh"
+#include "forward.hpp"
+#include "normlab/kernel.hpp"
 
 namespace {
 

@@ -131,8 +131,13 @@ TEST_CASE("chapter 05: rows = 0 launches nothing; bad arguments are refused by n
   }
   REQUIRE(cudaFree(device) == cudaSuccess);
 
+  // (1 + w) is not declared, so the harness refuses it; a direct call of the entry, which
+  // skips the refusal, is still refused by name before anything is launched.
+  const KernelEntry& welford = registered("ch05_layernorm_welford");
   Case gemma = default_case(Op::layernorm, 4, 64);
   gemma.weight_plus_one = true;
-  CHECK_THROWS_WITH(verify(registered("ch05_layernorm_welford"), gemma),
-                    Catch::Contains("'weight_plus_one'"));
+  CHECK_THROWS_WITH(verify(welford, gemma), Catch::Contains("(1 + w)"));
+  NormCall call{.op = Op::layernorm, .rows = 4, .cols = 64};
+  call.weight_plus_one = true;
+  CHECK_THROWS_WITH(welford.launch(call, nullptr), Catch::Contains("'weight_plus_one'"));
 }

@@ -113,8 +113,13 @@ TEST_CASE("chapter 06: rows = 0 launches nothing; bad arguments are refused by n
   REQUIRE(cudaFree(a) == cudaSuccess);
   REQUIRE(cudaFree(b) == cudaSuccess);
 
+  // (1 + w) is not declared, so the harness refuses it; a direct call of the entry, which
+  // skips the refusal, is still refused by name before anything is launched.
+  const KernelEntry& fused = registered("ch06_add_rmsnorm_fused");
   Case gemma = default_case(Op::add_rmsnorm, 4, 64);
   gemma.weight_plus_one = true;
-  CHECK_THROWS_WITH(verify(registered("ch06_add_rmsnorm_fused"), gemma),
-                    Catch::Contains("'weight_plus_one'"));
+  CHECK_THROWS_WITH(verify(fused, gemma), Catch::Contains("(1 + w)"));
+  NormCall call{.op = Op::add_rmsnorm, .rows = 4, .cols = 64};
+  call.weight_plus_one = true;
+  CHECK_THROWS_WITH(fused.launch(call, nullptr), Catch::Contains("'weight_plus_one'"));
 }

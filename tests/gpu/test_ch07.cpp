@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "ch07.cuh"
 #include "ch07_cases.hpp"
+#include "forward.hpp"
 #include "grading.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"

@@ -9,10 +9,11 @@
 #include <cstring>
 #include <vector>
 
-#include "ch07.cuh"
+#include "forward.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "normlab/compare.hpp"
+#include "normlab/kernel.hpp"
 #include "normlab/random.hpp"
 #include "normlab/reference.hpp"
 

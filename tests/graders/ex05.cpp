@@ -7,6 +7,7 @@
 
 #include "ex05.cuh"
 #include "grading.hpp"
+#include "normlab/arguments.hpp"
 
 namespace {
 
@@ -17,7 +18,9 @@ KernelEntry exercise_kernel() {
           .chapter = 5,
           .summary = "LayerNorm, Welford moments merged across warp and block",
           .op = Op::layernorm,
-          .can = {.optional_parameters = true, .max_cols = ex05::kMaxCols},
+          .can = {.optional_parameters = true,
+                  .max_cols = ex05::kMaxCols,
+                  .max_rows = kMaxRowsOneBlockPerRow},
           .launch = [](const NormCall& c, cudaStream_t stream) {
             ex05::layernorm(static_cast<const float*>(c.x), c.x_stride,
                             static_cast<const float*>(c.weight), static_cast<const float*>(c.bias),

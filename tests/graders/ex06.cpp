@@ -7,6 +7,7 @@
 
 #include "ex06.cuh"
 #include "grading.hpp"
+#include "normlab/arguments.hpp"
 
 namespace {
 
@@ -17,7 +18,9 @@ KernelEntry exercise_kernel() {
           .chapter = 6,
           .summary = "h = x + r and RMSNorm in one pass, h written over r",
           .op = Op::add_rmsnorm,
-          .can = {.max_cols = ex06::kMaxCols},
+          // In place (residual_out over residual) is the exercise: every load of a row comes
+          // before the block-wide sum, every store after it.
+          .can = {.in_place = true, .max_cols = ex06::kMaxCols, .max_rows = kMaxRowsOneBlockPerRow},
           .launch = [](const NormCall& c, cudaStream_t stream) {
             ex06::add_rmsnorm(static_cast<const float*>(c.x), c.x_stride,
                               static_cast<const float*>(c.residual), c.residual_stride,

@@ -9,23 +9,25 @@
 
 #include "ex07.cuh"
 #include "grading.hpp"
+#include "normlab/arguments.hpp"
 
 namespace {
 
 using namespace normlab;
 
 KernelEntry exercise_kernel() {
-  return {.name = "ex07_rmsnorm_bf16x8",
-          .chapter = 7,
-          .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
-          .op = Op::rmsnorm,
-          .can = {.dtypes = {DType::bf16}},
-          .launch = [](const NormCall& c, cudaStream_t stream) {
-            ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
-                          static_cast<const __nv_bfloat16*>(c.weight),
-                          static_cast<__nv_bfloat16*>(c.y), c.y_stride, c.rows, c.cols, c.eps,
-                          stream);
-          }};
+  return {
+      .name = "ex07_rmsnorm_bf16x8",
+      .chapter = 7,
+      .summary = "bf16 rows read 8 values per 16-byte load, fp32 statistics",
+      .op = Op::rmsnorm,
+      // bf16 with a bf16 weight; the launcher requires 16-byte aligned rows.
+      .can = {.dtypes = {DType::bf16}, .alignment_bytes = 16, .max_rows = kMaxRowsOneBlockPerRow},
+      .launch = [](const NormCall& c, cudaStream_t stream) {
+        ex07::rmsnorm(static_cast<const __nv_bfloat16*>(c.x), c.x_stride,
+                      static_cast<const __nv_bfloat16*>(c.weight), static_cast<__nv_bfloat16*>(c.y),
+                      c.y_stride, c.rows, c.cols, c.eps, stream);
+      }};
 }
 
 // A bf16 case whose rows start 16-byte aligned: the stride is cols rounded up to a multiple of
@@ -63,7 +65,11 @@ TEST_CASE("ex07: rows = 0 launches nothing; misaligned rows are refused", "[ex07
   CHECK(verify(exercise_kernel(), default_case(Op::rmsnorm, 0, 64, DType::bf16)).passed());
   Case odd = default_case(Op::rmsnorm, 4, 64, DType::bf16);
   odd.pad = 3;  // stride 67: rows no longer 16-byte aligned
-  CHECK_THROWS_WITH(verify(exercise_kernel(), odd), Catch::Contains("'x_stride'"));
+  // Refused by the declared alignment, and by the launcher itself when called directly.
+  CHECK_THROWS_WITH(verify(exercise_kernel(), odd), Catch::Contains("aligned to 16 bytes"));
+  alignas(16) __nv_bfloat16 buffer[2 * 67] = {};
+  CHECK_THROWS_WITH(ex07::rmsnorm(buffer, 67, buffer, buffer, 67, 2, 64, 1e-5f, nullptr),
+                    Catch::Contains("'x_stride'"));
 }
 
 // A few small odd shapes, run by the compute-sanitizer tests (memcheck, racecheck).

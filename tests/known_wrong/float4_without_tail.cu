@@ -4,6 +4,7 @@
 #include "known_wrong_ladder.hpp"
 #include "known_wrong_launch.cuh"
 #include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
 
 namespace normlab::known_wrong {
 
@@ -11,7 +12,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kFloatsPerThread = 48;  // 256 x 48 = 12288, the widest row of the grid
-constexpr int kWarpSize = 32;
 
 template <typename Pack>
 constexpr int kWidth = sizeof(Pack) / sizeof(float);
@@ -27,21 +27,6 @@ __device__ float normalized(float v, float w, float r) {
 }
 __device__ float4 normalized(float4 v, float4 w, float r) {
   return make_float4(v.x * r * w.x, v.y * r * w.y, v.z * r * w.z, v.w * r * w.w);
-}
-
-__device__ float block_sum(float value) {
-  __shared__ float per_warp[kThreads / kWarpSize];
-  const int lane = threadIdx.x % kWarpSize;
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  }
-  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
-  __syncthreads();
-  value = lane < kThreads / kWarpSize ? per_warp[lane] : 0.0f;
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  }
-  return value;
 }
 
 template <typename Pack>
@@ -68,7 +53,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int i = 0; i < kPacks; ++i)
     sum_of_squares += squares(slice[i]);
-  const float inverse_rms = rsqrtf(block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+  const float inverse_rms =
+      rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
 #pragma unroll
   for (int i = 0; i < kPacks; ++i) {
     const int p = i * kThreads + t;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace normlab {
 
@@ -24,9 +25,26 @@ void validate_alignment(const char* function, const char* name, const void* data
 void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_t x_stride,
                                 const void* weight, const void* y, std::int64_t y_stride,
                                 std::int64_t rows, std::int64_t cols, float eps);
-/// rows fits the grid of a launch with one block per row (gridDim.x < 2^31).
+/// The most rows a launch with one block per row takes (gridDim.x <= 2^31 - 1).
+inline constexpr std::int64_t kMaxRowsOneBlockPerRow = 0x7fffffff;
+/// rows fits the grid of a launch with one block per row (rows <= kMaxRowsOneBlockPerRow).
 void validate_one_block_per_row(const char* function, std::int64_t rows);
 /// @p threads is one of kBlockSizes (block_size.hpp).
 void validate_block_size(const char* function, int threads);
+/// Refuses a (1 + w) scale, for a call reaching a kernel that scales by w: the safety net
+/// behind Capabilities::weight_plus_one for callers that skip KernelEntry::refusal.
+void validate_no_weight_plus_one(const char* function, bool weight_plus_one);
+/// The shape checks of a launcher that holds a row in registers: rows >= 0,
+/// 1 <= cols <= @p max_cols, and rows fits a grid of one block per row.
+void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
+                            std::int64_t max_cols);
+/// An output over an input is allowed only as the same rows: same base, same stride.
+void validate_in_place(const char* function, const void* input, std::int64_t input_stride,
+                       const void* output, std::int64_t output_stride,
+                       const char* output_stride_name);
+/// True when every row of the fp32 tensors starts 16-byte aligned: each non-null base pointer
+/// is, and each row stride is a multiple of 4 elements.
+bool rows_are_16_byte_aligned(std::initializer_list<const void*> pointers,
+                              std::initializer_list<std::int64_t> strides);
 
 }  // namespace normlab

@@ -1,0 +1,209 @@
+/// @file row_norm.cuh
+/// @brief Chapter 07's row statistics and normalisation: h = x + r rounded to the dtype, the
+/// statistics of a row in fp32, y rounded once, and the two kernels built from them (the row in
+/// registers; rows too wide for registers streamed). Later chapters include it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "normlab/device/reduce.cuh"
+#include "tensor_io.cuh"
+
+namespace normlab::ch07 {
+
+using device::block_sum;
+
+// The largest block for a kernel whose threads keep kVectors vectors of the row: an SM's 65536
+// registers must hold one block, so 512 threads may use 128 registers each and 384 threads 170.
+// The 1 in __launch_bounds__(threads, 1) lets the compiler use them all rather than spill.
+template <int kVectors>
+inline constexpr int kMostThreads = kVectors <= 4 ? 512 : 384;
+inline constexpr int kStreamingThreads = 512;
+
+struct Statistics {
+  float mean;  // 0 for RMSNorm
+  float rstd;
+};
+
+// [rounding]
+// h = x + r in fp32, rounded to T and stored as the new residual. The norm is taken of this
+// rounded h, the value the next layer will read back, not of the fp32 sum.
+template <typename T, typename P, bool kAligned>
+__device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                  std::int64_t first, const Vector<T>& x) {
+  const Vector<T> r = load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned);
+  Vector<T> h;
+#pragma unroll
+  for (int j = 0; j < Vector<T>::kWidth; ++j) {
+    h.element[j] = from_float<T>(to_float(x.element[j]) + to_float(r.element[j]));
+  }
+  store_chunk<kAligned>(row.residual_out, first, t.cols, row.residual_out_aligned, h);
+  return h;
+}
+
+// y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once.
+template <typename T, typename P, bool kAligned>
+__device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                    std::int64_t first, Statistics s, const Vector<T>& h) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float scale[kWidth], shift[kWidth];
+  if (t.weight != nullptr) {
+    load_parameters<kAligned>(t.weight, first, t.cols, row.weight_aligned, scale);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      scale[j] = 1.0f;
+  }
+  if (t.bias != nullptr) {
+    load_parameters<kAligned>(t.bias, first, t.cols, row.bias_aligned, shift);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      shift[j] = 0.0f;
+  }
+  const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+  Vector<T> y;
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const float normalised = (to_float(h.element[j]) - s.mean) * s.rstd;
+    y.element[j] = from_float<T>(normalised * (scale[j] + offset) + shift[j]);
+  }
+  store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, y);
+}
+// [rounding]
+
+template <typename T, typename P>
+__device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statistics s,
+                                 bool centre) {
+  if (threadIdx.x != 0) return;
+  if (centre && t.mean != nullptr) t.mean[r] = s.mean;
+  if (t.rstd != nullptr) t.rstd[r] = s.rstd;
+}
+
+// [statistics]
+// Mean (LayerNorm) and 1 / sqrt(mean square + eps) of a row held in registers, in fp32 and in
+// two passes over the registers: first the mean, then the squared deviations around it.
+// Why not chapter 05's Welford: the row is already in registers, so a second pass costs no
+// memory traffic, only one more block_sum; the sum of squared deviations never subtracts two
+// large nearly equal numbers (the cancellation of E[x^2] - E[x]^2), and the rounding of the
+// mean enters the variance only squared; and each element costs an add and a multiply-add
+// instead of Welford's division, with one-word shuffles instead of three-word ones. What it
+// does not have is chapter 05's pivot: y is centred on the fp32 mean, so on rows whose mean is
+// far larger than their spread (1e4 against 1) y inherits that mean's rounding.
+// Elements outside the row hold zero: harmless in the sums of h and h^2, masked out of the
+// deviations.
+template <bool kCentre, bool kAligned, int kVectors, typename T>
+__device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], int lead, std::int64_t cols,
+                                     float eps) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float mean = 0.0f;
+  if constexpr (kCentre) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j)
+        sum += to_float(h[v].element[j]);
+    }
+    mean = block_sum(sum) / static_cast<float>(cols);
+  }
+  float squares = 0.0f;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, lead);
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      float d = to_float(h[v].element[j]) - mean;
+      if (kCentre && !(kAligned ? first < cols : in_row(first + j, cols))) d = 0.0f;
+      squares += d * d;
+    }
+  }
+  return {mean, rsqrtf(block_sum(squares) / static_cast<float>(cols) + eps)};
+}
+// [statistics]
+
+// [kernel]
+// One block per row; thread t keeps chunks t, t + blockDim.x, ... (kVectors of them) in
+// registers, as loaded: 16 bytes each, converted to fp32 where they are used. What changed
+// from chapter 06: the row stays in its storage dtype (fp32, fp16 or bf16) until it is used;
+// chunks follow memory's 16-byte grid, so a misaligned row still moves as whole vectors; the
+// block is sized to the row's chunks; blocks loop over rows, so any number of rows fits the
+// grid; the scale may be (1 + w); and LayerNorm's statistics come from two passes over the
+// registers instead of Welford's moments (row_statistics says why).
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+__global__ void __launch_bounds__(kMostThreads<kVectors>, 1)
+    norm_in_registers(const Tensors<T, P> t) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
+    const auto row = row_of<kAligned>(t, r);
+    Vector<T> h[kVectors];  // x, or x + residual rounded to T
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+      h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
+      if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
+    }
+    const Statistics s = row_statistics<kCentre, kAligned>(h, row.lead, t.cols, t.eps);
+    write_statistics(t, r, s, kCentre);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+      normalise_and_store(t, row, first, s, h[v]);
+    }
+  }
+}
+// [kernel]
+
+// [streaming]
+// Rows too wide for registers: the same arithmetic, reading the row from memory once per pass
+// (RMSNorm two passes, LayerNorm three). After the first pass the row is read back from x, or
+// for add + norm from the stored h. Every pass gives a chunk to the same thread, so a chunk is
+// always read before that thread overwrites it, and in place stays safe.
+template <typename T, typename P, bool kCentre, bool kAdd>
+__global__ void __launch_bounds__(kStreamingThreads, 1) norm_streaming(const Tensors<T, P> t) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  constexpr bool kAligned = false;
+  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
+    const auto row = row_of<kAligned>(t, r);
+    const T* source = kAdd ? row.residual_out : row.x;
+    const bool source_aligned = kAdd ? row.residual_out_aligned : true;
+    float sum = 0.0f;  // of h (LayerNorm) or of h^2 (RMSNorm)
+    for (std::int64_t c = threadIdx.x; c < row.chunks; c += blockDim.x) {
+      Vector<T> h = load_chunk<kAligned>(row.x, chunk_start(c, kWidth, row.lead), t.cols, true);
+      if constexpr (kAdd) h = add_residual(t, row, chunk_start(c, kWidth, row.lead), h);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        const float value = to_float(h.element[j]);
+        sum += kCentre ? value : value * value;
+      }
+    }
+    Statistics s{0.0f, 0.0f};
+    float squares = block_sum(sum);
+    if constexpr (kCentre) {
+      s.mean = squares / static_cast<float>(t.cols);
+      float deviations = 0.0f;
+      for (std::int64_t c = threadIdx.x; c < row.chunks; c += blockDim.x) {
+        const std::int64_t first = chunk_start(c, kWidth, row.lead);
+        const Vector<T> h = load_chunk<kAligned>(source, first, t.cols, source_aligned);
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j) {
+          const float d = in_row(first + j, t.cols) ? to_float(h.element[j]) - s.mean : 0.0f;
+          deviations += d * d;
+        }
+      }
+      squares = block_sum(deviations);
+    }
+    s.rstd = rsqrtf(squares / static_cast<float>(t.cols) + t.eps);
+    write_statistics(t, r, s, kCentre);
+    for (std::int64_t c = threadIdx.x; c < row.chunks; c += blockDim.x) {
+      const std::int64_t first = chunk_start(c, kWidth, row.lead);
+      normalise_and_store(t, row, first, s,
+                          load_chunk<kAligned>(source, first, t.cols, source_aligned));
+    }
+  }
+}
+// [streaming]
+
+}  // namespace normlab::ch07

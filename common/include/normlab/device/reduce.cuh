@@ -1,0 +1,85 @@
+/// @file reduce.cuh
+/// @brief Warp and block all-reduce, taught in chapter 03 and reused from chapter 04 on.
+///
+/// Contract of every function here: all threads of the warp (warp_*) or of the block (block_*)
+/// call it with their value, and every one of them gets the combined result back. blockDim.x is
+/// a whole number of warps (at most 32 of them). The block versions park one value per warp in
+/// shared memory and synchronise twice: after the slots are written, and after they are read,
+/// so a kernel may call them any number of times in a row. combine must be associative and
+/// commutative, with T{} (all zeros) as its identity: sums, Welford moments.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+namespace normlab::device {
+
+inline constexpr int kWarpSize = 32;
+inline constexpr unsigned int kFullMask = 0xffffffffu;
+
+/// The value of lane (this lane XOR @p lane_mask); any T made of 32-bit words, moved word by
+/// word.
+template <typename T>
+__device__ __forceinline__ T shuffle_xor(T value, int lane_mask) {
+  static_assert(sizeof(T) % sizeof(unsigned int) == 0, "T must be made of 32-bit words");
+  constexpr int kWords = sizeof(T) / sizeof(unsigned int);
+  unsigned int words[kWords];
+  memcpy(words, &value, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < kWords; ++i)
+    words[i] = __shfl_xor_sync(kFullMask, words[i], lane_mask);
+  memcpy(&value, words, sizeof(T));
+  return value;
+}
+__device__ __forceinline__ float shuffle_xor(float value, int lane_mask) {
+  return __shfl_xor_sync(kFullMask, value, lane_mask);
+}
+
+/// Adds two values: the combine of a sum.
+struct Plus {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+/// Butterfly over the warp: after the exchange at offset o, every lane holds the combine of the
+/// 2o lanes that agree with it in the bits above o; after offset 1, of all 32.
+template <typename T, typename Combine>
+__device__ __forceinline__ T warp_reduce(T value, Combine combine) {
+#pragma unroll
+  for (int lane_mask = kWarpSize / 2; lane_mask > 0; lane_mask /= 2)
+    value = combine(value, shuffle_xor(value, lane_mask));
+  return value;
+}
+
+/// The warp's total, in every lane.
+__device__ __forceinline__ float warp_sum(float value) {
+  return warp_reduce(value, Plus{});
+}
+
+// [block_reduce]
+/// Two levels: each warp reduces in registers, lane 0 parks the warp's result in its slot, and
+/// after a barrier every warp reduces the slots again, so every thread ends with the block's
+/// result. The second barrier keeps the slots until every warp has read them.
+template <typename T, typename Combine>
+__device__ __forceinline__ T block_reduce(T value, Combine combine) {
+  __shared__ T per_warp[kWarpSize];
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warps = static_cast<int>(blockDim.x) / kWarpSize;
+  value = warp_reduce(value, combine);
+  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
+  __syncthreads();
+  value = lane < warps ? per_warp[lane] : T{};
+  __syncthreads();
+  return warp_reduce(value, combine);
+}
+
+/// The block's total, in every thread.
+__device__ __forceinline__ float block_sum(float value) {
+  return block_reduce(value, Plus{});
+}
+// [block_reduce]
+
+}  // namespace normlab::device

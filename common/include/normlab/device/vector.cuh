@@ -1,0 +1,88 @@
+/// @file vector.cuh
+/// @brief The 16-byte vector every fast kernel moves (4 floats or 8 halves), its conversions to
+/// and from fp32, and loads and stores of a chunk that may be cut by the row's ends. Taught in
+/// chapter 07.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace normlab::device {
+
+inline constexpr int kVectorBytes = 16;
+
+// [convert]
+__device__ __forceinline__ float to_float(float v) {
+  return v;
+}
+__device__ __forceinline__ float to_float(__half v) {
+  return __half2float(v);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+/// Rounds to nearest even: the one place where a result leaves fp32.
+template <typename T>
+__device__ __forceinline__ T from_float(float v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return v;
+  }
+}
+// [convert]
+
+// [vector]
+/// The elements of T that fill one 16-byte vector: 4 floats or 8 halves. Its alignment lets the
+/// compiler move it with a single 128-bit load or store.
+template <typename T>
+struct alignas(kVectorBytes) Vector {
+  static constexpr int kWidth = kVectorBytes / sizeof(T);
+  T element[kWidth];
+};
+
+/// Elements [first, first + width) of a row of cols elements; elements outside the row read as
+/// zero. A chunk wholly inside the row and on a 16-byte boundary (@p aligned) moves as one
+/// vector, any other chunk element by element. kAligned promises that every chunk is either a
+/// whole aligned vector inside the row or wholly past its end, and so drops the
+/// element-by-element code.
+template <bool kAligned, typename T>
+__device__ Vector<T> load_chunk(const T* row, std::int64_t first, std::int64_t cols, bool aligned) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  if (kAligned ? first < cols : aligned && first >= 0 && first + kWidth <= cols) {
+    return *reinterpret_cast<const Vector<T>*>(row + first);
+  }
+  Vector<T> v;
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const std::int64_t col = first + j;
+    v.element[j] = !kAligned && col >= 0 && col < cols ? row[col] : from_float<T>(0.0f);
+  }
+  return v;
+}
+
+/// Stores the elements of @p v that lie inside the row: one vector, or element by element.
+template <bool kAligned, typename T>
+__device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool aligned,
+                            const Vector<T>& v) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  if (kAligned ? first < cols : aligned && first >= 0 && first + kWidth <= cols) {
+    *reinterpret_cast<Vector<T>*>(row + first) = v;
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const std::int64_t col = first + j;
+    if (!kAligned && col >= 0 && col < cols) row[col] = v.element[j];
+  }
+}
+// [vector]
+
+}  // namespace normlab::device
