@@ -28,7 +28,7 @@ Case small_magnitude_case(Op op, std::int64_t rows, std::int64_t cols) {
 
 Case shifted_case(Op op, std::int64_t rows, std::int64_t cols, double mean) {
   Case c = default_case(op, rows, cols);
-  c.input = {.distribution = Distribution::uniform, .mean = mean, .scale = 1.0, .seed = 11};
+  c.input = {.distribution = Distribution::shifted, .mean = mean, .scale = 1.0, .seed = 11};
   return c;
 }
 

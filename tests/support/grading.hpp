@@ -28,7 +28,7 @@ std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::i
 /// puts eps outside the square root, or adds it to the sum instead of the mean, fails here.
 Case small_magnitude_case(Op op, std::int64_t rows, std::int64_t cols);
 
-/// Uniform rows with mean @p mean and standard deviation 1 (LayerNorm's hard case).
+/// Rows near @p mean with standard deviation 1 (LayerNorm's hard case: E[x^2] - E[x]^2).
 Case shifted_case(Op op, std::int64_t rows, std::int64_t cols, double mean);
 
 /// What grading found.
