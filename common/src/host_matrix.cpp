@@ -36,10 +36,18 @@ bool HostMatrix::is_poison(std::int64_t row, std::int64_t col) const {
 }
 
 std::vector<double> HostMatrix::to_dense() const {
-  std::vector<double> dense(static_cast<std::size_t>(rows_ * cols_));
-  for (std::int64_t r = 0; r < rows_; ++r) {
+  return to_dense(0, rows_);
+}
+
+std::vector<double> HostMatrix::to_dense(std::int64_t first_row, std::int64_t rows) const {
+  if (first_row < 0 || rows < 0 || first_row + rows > rows_) {
+    throw std::invalid_argument("HostMatrix::to_dense: rows " + std::to_string(first_row) + " to " +
+                                std::to_string(first_row + rows) + " of " + std::to_string(rows_));
+  }
+  std::vector<double> dense(static_cast<std::size_t>(rows * cols_));
+  for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < cols_; ++c)
-      dense[static_cast<std::size_t>(r * cols_ + c)] = at(r, c);
+      dense[static_cast<std::size_t>(r * cols_ + c)] = at(first_row + r, c);
   }
   return dense;
 }

@@ -32,6 +32,8 @@ class HostMatrix {
   bool is_poison(std::int64_t row, std::int64_t col) const;
   /// The rows x cols elements as doubles, densely packed (stride dropped).
   std::vector<double> to_dense() const;
+  /// Rows [@p first_row, @p first_row + @p rows) as doubles, densely packed.
+  std::vector<double> to_dense(std::int64_t first_row, std::int64_t rows) const;
 
  private:
   DType dtype_ = DType::f32;
