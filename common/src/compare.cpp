@@ -10,22 +10,27 @@
 namespace normlab {
 
 // [tolerances]
-Tolerance tolerance_for(DType dtype, OutputKind kind, std::int64_t rows) {
-  // An element (y, h, dx): statistics are accumulated in fp32 everywhere, so the output's own
-  // rounding sets the bar: half an ulp is 6e-8 (fp32), 4.9e-4 (fp16) and 3.9e-3 (bf16)
-  // relative; the fp32 bar leaves room for reduction order and rsqrtf, not for a wrong formula.
-  Tolerance element{};
+namespace {
+
+// An element (y, h, dx): statistics are accumulated in fp32 everywhere, so the output's own
+// rounding sets the bar: half an ulp is 6e-8 (fp32), 4.9e-4 (fp16) and 3.9e-3 (bf16) relative;
+// the fp32 bar leaves room for reduction order and rsqrtf, not for a wrong formula.
+Tolerance element_tolerance(DType dtype) {
   switch (dtype) {
     case DType::f32:
-      element = {1e-4, 1e-4};
-      break;
+      return {1e-4, 1e-4};
     case DType::f16:
-      element = {2e-3, 2e-3};
-      break;
+      return {2e-3, 2e-3};
     case DType::bf16:
-      element = {1e-2, 1e-2};
-      break;
+      return {1e-2, 1e-2};
   }
+  return {};
+}
+
+}  // namespace
+
+Tolerance tolerance_for(DType dtype, OutputKind kind, std::int64_t rows) {
+  const Tolerance element = element_tolerance(dtype);
   switch (kind) {
     case OutputKind::element:
       return element;
@@ -33,16 +38,18 @@ Tolerance tolerance_for(DType dtype, OutputKind kind, std::int64_t rows) {
       // mean and rstd are stored in fp32 whatever the tensors' dtype, and a row's fp32 sum of
       // cols exactly representable inputs is off by about log2(cols) * 6e-8 relative (1e-6 at
       // 12288 columns): the fp32 element bar, 100 times wider, fits every dtype.
-      return tolerance_for(DType::f32);
+      return element_tolerance(DType::f32);
     case OutputKind::sum_over_rows: {
       // dweight[c] = sum over rows of dy * x_hat, dbias[c] = sum over rows of dy. The inputs
-      // are exact (the reference reads the same rounded values); each term carries x_hat's
-      // fp32 error (~1e-7 relative: rstd and mean from fp32 reductions), and adding `rows`
-      // terms of unit inputs (|dy * x_hat| ~ 0.64 on average) in fp32 loses up to about
-      // rows * 6e-8 of the running sum, which is ~sqrt(rows) when signs are random. The error
-      // therefore grows with rows and not with |sum|, which cancels: 1e-5 per row is ~10
-      // times what a correct fp32 kernel makes and ~60 times less than one dropped row adds.
-      // Storing the sum in the parameter dtype rounds it relative to itself: the element rel.
+      // are exact (the reference reads the same rounded values) and each term carries only
+      // x_hat's fp32 error (~1e-7 relative). Adding the terms (|dy * x_hat| ~ 0.64 on average
+      // for unit inputs) in fp32 rounds each running sum, ~0.8 sqrt(r) after r rows of random
+      // signs, by up to 6e-8 of itself: about rows * 5e-8 in all when the roundings are
+      // random, at most 0.53 * rows^1.5 * 6e-8 when they all agree. The error grows with the
+      // rows, not with |sum| (which cancels), so the bar does: 1e-5 per row is 200 times the
+      // typical error and above the worst case up to ~1e5 rows (a tree sum does far better),
+      // while one dropped row (~0.64) stays above it up to ~6e4 rows. Storing the sum in the
+      // parameter dtype rounds it relative to itself: the element rel.
       constexpr double kPerRow = 1e-5;
       return {kPerRow * static_cast<double>(rows > 0 ? rows : 1), element.rel};
     }
