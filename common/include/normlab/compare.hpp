@@ -37,7 +37,7 @@ struct Mismatch {
 
 /// Everything a comparison found. passed() only when every category is empty.
 struct CompareReport {
-  std::string what;  ///< which output ("y", "residual", "rstd", ...)
+  std::string what;  ///< which result ("y", "residual_out", "rstd", "dweight", ...)
   Tolerance tolerance;
   std::int64_t checked = 0;
   std::int64_t mismatches = 0;        ///< finite values outside the tolerance
