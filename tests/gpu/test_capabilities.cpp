@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,16 +23,20 @@ struct Variant {
   Case c;
 };
 
-bool takes(const KernelEntry& kernel, DType dtype) {
-  return std::find(kernel.can.dtypes.begin(), kernel.can.dtypes.end(), dtype) !=
-         kernel.can.dtypes.end();
-}
-
-// The kernel's own first dtype on a ragged shape it can take (cols below its max_cols).
+// The kernel's own first dtype on a ragged shape it can take: 37 rows of 1031 columns, or the
+// nearest width its alignment and widest row allow.
 Case base_case(const KernelEntry& kernel) {
+  const DType dtype = kernel.can.dtypes.front();
   std::int64_t cols = 1031;
-  if (kernel.can.max_cols != 0) cols = std::min(cols, kernel.can.max_cols - 1);
-  Case c = default_case(kernel.op, 37, std::max<std::int64_t>(cols, 1), kernel.can.dtypes.front());
+  if (kernel.can.max_cols != 0) cols = std::min(cols, kernel.can.max_cols);
+  const auto element = static_cast<std::int64_t>(size_of(dtype));
+  if (kernel.can.alignment_bytes > element) {
+    const std::int64_t unit = kernel.can.alignment_bytes / element;  // elements per aligned unit
+    cols = std::max(unit, cols / unit * unit);
+  }
+  std::int64_t rows = 37;
+  if (kernel.can.max_rows != 0) rows = std::min(rows, kernel.can.max_rows);
+  Case c = default_case(kernel.op, rows, cols, dtype);
   c.input.seed = 41;
   return c;
 }
@@ -51,11 +56,10 @@ std::vector<Variant> variants_of(const KernelEntry& kernel) {
   Case strided = base;
   strided.pad = 3;
   out.push_back({"row stride cols + 3", strided});
-  Case fp32_weights = base;
-  fp32_weights.shape.dtype = takes(kernel, DType::bf16) ? DType::bf16 : base.shape.dtype;
+  Case fp32_weights = base;  // refused with "no bf16 tensors" by a kernel without bf16
+  fp32_weights.shape.dtype = DType::bf16;
   fp32_weights.shape.weight_dtype = DType::f32;
-  out.push_back(
-      {"fp32 weights with " + std::string(name_of(fp32_weights.shape.dtype)) + " x", fp32_weights});
+  out.push_back({"fp32 weights with bf16 x", fp32_weights});
   if (is_backward(kernel.op)) {
     Case fused = base;
     fused.residual_gradient = true;
@@ -83,16 +87,24 @@ void run_every_variant(const KernelEntry& kernel, Tally& tally) {
       CHECK(v.name != "base");
       continue;
     }
-    const CaseResult result = verify(kernel, v.c);
-    if (result.passed()) {
+    // A launcher that throws on a case its entry accepts has declared what it cannot do: a
+    // failure like a wrong answer, reported and counted without stopping the other kernels.
+    std::string failure;
+    try {
+      const CaseResult result = verify(kernel, v.c);
+      if (!result.passed()) failure = result.describe();
+    } catch (const std::exception& e) {
+      failure = std::string("threw: ") + e.what() + "\n";
+    }
+    if (failure.empty()) {
       std::cout << "PASS " << kernel.name << " / " << v.name << "\n";
       ++tally.passed;
     } else {
-      std::cout << "FAIL " << kernel.name << " / " << v.name << " (declared but wrong)\n"
-                << result.describe();
+      std::cout << "FAIL " << kernel.name << " / " << v.name << " (accepted, then wrong)\n"
+                << failure;
       ++tally.failed;
     }
-    CHECK(result.passed());
+    CHECK(failure.empty());
   }
 }
 
