@@ -20,7 +20,7 @@ namespace normlab {
 struct Case {
   Op op = Op::rmsnorm;
   Shape shape;
-  InputSpec input;  ///< x (and residual, dy: same distribution, other seeds)
+  InputSpec input;  ///< x (and residual: same distribution, another seed)
   float eps = 1e-5f;
   bool weight_plus_one = false;
   std::int64_t pad = 0;       ///< guard elements after each row of every activation
