@@ -167,3 +167,26 @@ TEST_CASE("common/ includes only its own headers: the harness does not depend on
   }
   CHECK(files > 10);
 }
+
+TEST_CASE("each forward op has exactly one default kernel, which takes its own base case",
+          "[registry]") {
+  using normlab::Op;
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    INFO(normlab::name_of(op));
+    int defaults = 0;
+    for (const normlab::KernelEntry& kernel : normlab::kernel_registry())
+      defaults += kernel.op == op && kernel.default_for_op;
+    CHECK(defaults == 1);
+    const normlab::KernelEntry* chosen = normlab::default_kernel(op);
+    REQUIRE(chosen != nullptr);
+    CHECK(chosen->op == op);
+    CHECK(chosen->refusal(accepted_case(*chosen)).empty());
+  }
+  // No op has two: default_kernel would pick one silently.
+  for (Op op : {Op::copy, Op::rmsnorm_backward, Op::layernorm_backward}) {
+    int defaults = 0;
+    for (const normlab::KernelEntry& kernel : normlab::kernel_registry())
+      defaults += kernel.op == op && kernel.default_for_op;
+    CHECK(defaults <= 1);
+  }
+}
