@@ -104,7 +104,8 @@ HostTensors make_results(const Case& c);
 
 /// Compares every result of @p c in @p results with the float64 reference of @p inputs,
 /// streamed by blocks of rows on every core: never a dense float64 copy of a whole tensor.
-/// A result written over its input (in place) is not checked for unwritten elements.
+/// A result written over its input (in place) is not checked for unwritten elements. A
+/// gradient is a sum over rows: with rows = 0 it is 0, which a kernel still has to write.
 std::vector<CompareReport> compare_results(const Case& c, const HostTensors& inputs,
                                            const HostTensors& results);
 
