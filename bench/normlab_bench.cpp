@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ch02.cuh"
@@ -65,20 +67,20 @@ normlab::Workspace& workspace_for(const normlab::Case& c) {
 
 // Google Benchmark calls a benchmark more than once (first to size its iteration count); the
 // kernel is verified on the first call only.
-const normlab::CaseResult& checked(normlab::Workspace& workspace,
-                                   const normlab::KernelEntry& kernel) {
+const normlab::CaseResult& verified(normlab::Workspace& workspace,
+                                    const normlab::KernelEntry& kernel) {
   static std::map<std::string, normlab::CaseResult> results;
   const std::string key = kernel.name + " " + workspace.problem().describe();
   auto found = results.find(key);
-  if (found == results.end()) found = results.emplace(key, workspace.check(kernel)).first;
+  if (found == results.end()) found = results.emplace(key, workspace.verify(kernel)).first;
   return found->second;
 }
 
 void run(benchmark::State& state, const normlab::KernelEntry* kernel, normlab::Case c) {
   normlab::Workspace& workspace = workspace_for(c);
-  const normlab::CaseResult& check = checked(workspace, *kernel);
-  if (!check.passed()) {
-    state.SkipWithError(("verification failed: " + check.describe()).c_str());
+  const normlab::CaseResult& result = verified(workspace, *kernel);
+  if (!result.passed()) {
+    state.SkipWithError(("verification failed: " + result.describe()).c_str());
     return;
   }
   double total_ms = 0.0;
@@ -140,10 +142,19 @@ int main(int argc, char** argv) {
     by_op.push_back(&kernel);
   std::stable_sort(by_op.begin(), by_op.end(),
                    [](const auto* a, const auto* b) { return a->op < b->op; });
+  // A refused kernel is skipped with its reason, said once per kernel and reason.
+  std::set<std::pair<std::string, std::string>> refusals_said;
   for (const BenchShape& s : kShapes) {
     for (const normlab::KernelEntry* kernel : by_op) {
       const normlab::Case c = normlab::default_case(kernel->op, s.rows, s.cols, s.dtype);
-      if (!kernel->supports(c)) continue;
+      if (const std::string refusal = kernel->refusal(c); !refusal.empty()) {
+        if (refusals_said.emplace(kernel->name, refusal).second)
+          std::fprintf(
+              stderr,
+              "normlab_bench: skipping %s on %s (and wherever it is refused for this): %s\n",
+              kernel->name.c_str(), shape_name(s).c_str(), refusal.c_str());
+        continue;
+      }
       register_benchmark(kernel->name + "/" + shape_name(s), kernel, c);
     }
   }

@@ -15,6 +15,14 @@ bool is_layernorm(Op op) {
   return op == Op::layernorm || op == Op::add_layernorm;
 }
 
+bool is_backward(Op op) {
+  return op == Op::rmsnorm_backward || op == Op::layernorm_backward;
+}
+
+bool takes_bias(Op op) {
+  return is_layernorm(op) || op == Op::layernorm_backward;
+}
+
 namespace {
 constexpr Op kOps[] = {
     Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,

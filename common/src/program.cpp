@@ -111,7 +111,7 @@ std::vector<ResultRow> run_table(const std::vector<const KernelEntry*>& kernels,
     ResultRow row;
     row.kernel = kernel;
     row.problem = workspace->problem().describe();
-    const CaseResult check = workspace->check(*kernel);
+    const CaseResult check = workspace->verify(*kernel);
     row.passed = check.passed();
     if (!row.passed) row.failure = check.describe();
     row.measurement = workspace->time(*kernel, timing);

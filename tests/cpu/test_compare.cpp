@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "normlab/compare.hpp"
@@ -93,8 +94,8 @@ TEST_CASE("tolerances loosen with the precision of the dtype", "[compare]") {
 }
 
 TEST_CASE("random inputs are seeded, varied, never all zeros", "[random]") {
-  for (auto distribution : {normlab::Distribution::normal, normlab::Distribution::uniform,
-                            normlab::Distribution::heavy_tailed}) {
+  for (auto distribution : {normlab::Distribution::normal, normlab::Distribution::shifted,
+                            normlab::Distribution::uniform, normlab::Distribution::heavy_tailed}) {
     HostMatrix a(DType::bf16, 4, 257), b(DType::bf16, 4, 257), c(DType::bf16, 4, 257);
     normlab::fill_random(a, {.distribution = distribution, .seed = 5});
     normlab::fill_random(b, {.distribution = distribution, .seed = 5});
@@ -108,11 +109,68 @@ TEST_CASE("random inputs are seeded, varied, never all zeros", "[random]") {
       CHECK(nonzero);
     }
   }
-  HostMatrix shifted(DType::f32, 1, 100000);
-  normlab::fill_random(shifted,
-                       {.distribution = normlab::Distribution::uniform, .mean = 1e4, .scale = 1.0});
-  double mean = 0.0;
-  for (double v : shifted.to_dense())
-    mean += v / 100000.0;
-  CHECK(mean == Approx(1e4).margin(0.05));
+  for (auto distribution : {normlab::Distribution::uniform, normlab::Distribution::shifted}) {
+    HostMatrix shifted(DType::f32, 1, 100000);
+    normlab::fill_random(
+        shifted, {.distribution = distribution, .mean = normlab::kShiftedMean, .scale = 1.0});
+    double mean = 0.0, square = 0.0;
+    for (double v : shifted.to_dense()) {
+      mean += v / 100000.0;
+      square += v * v / 100000.0;
+    }
+    CHECK(mean == Approx(1e4).margin(0.05));
+    CHECK(square - mean * mean == Approx(1.0).epsilon(0.05));  // scale 1 around the mean
+  }
+}
+
+TEST_CASE("random values depend on the seed and the row, not on the matrix or the threads",
+          "[random]") {
+  // Rows are drawn in blocks of kRowsPerSeed, each from its own engine: the first rows of a
+  // tall matrix equal those of a short one, whichever thread drew them.
+  const std::int64_t rows = normlab::kRowsPerSeed;
+  HostMatrix tall(DType::f16, 5 * rows + 3, 40), short_one(DType::f16, rows + 1, 40);
+  normlab::fill_random(tall, {.seed = 9});
+  normlab::fill_random(short_one, {.seed = 9});
+  CHECK(tall.to_dense(0, rows + 1) == short_one.to_dense());
+  CHECK(tall.to_dense(0, 1) != tall.to_dense(rows, 1));  // blocks differ
+}
+
+TEST_CASE("distributions parse by name and bad names are refused by argument", "[random]") {
+  using normlab::Distribution;
+  for (auto d : {Distribution::normal, Distribution::shifted, Distribution::heavy_tailed})
+    CHECK(normlab::parse_distribution(normlab::name_of(d)) == d);
+  CHECK_THROWS_WITH(normlab::parse_distribution("gaussian", "--distribution"),
+                    Catch::Contains("'--distribution'") && Catch::Contains("gaussian"));
+}
+
+TEST_CASE("tolerances per kind: statistics at fp32, sums over rows widen with the rows",
+          "[compare]") {
+  using normlab::OutputKind;
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
+    const auto stat = normlab::tolerance_for(dtype, OutputKind::row_statistic);
+    CHECK(stat.rel == normlab::tolerance_for(DType::f32).rel);
+    const auto sum_few = normlab::tolerance_for(dtype, OutputKind::sum_over_rows, 10);
+    const auto sum_many = normlab::tolerance_for(dtype, OutputKind::sum_over_rows, 10000);
+    CHECK(sum_many.abs == Approx(1000 * sum_few.abs));
+    CHECK(sum_few.rel == normlab::tolerance_for(dtype).rel);  // the stored sum's rounding
+    // One dropped row (a term of about 0.64) stands out of the sum's bar on 10000 rows.
+    CHECK(sum_many.abs < 0.64 / 5);
+  }
+}
+
+TEST_CASE("comparing block by block and merging equals comparing at once", "[compare]") {
+  HostMatrix got = written(kWant);
+  got.set(2, 1, 99.0);  // a mismatch in the last block
+  got.set(0, 3, 7.0);   // and one in the first
+  const auto whole = normlab::compare(got, kWant, normlab::tolerance_for(DType::f32), "y");
+  auto merged = normlab::compare_rows(got, 0, std::span(kWant).first(8),
+                                      normlab::tolerance_for(DType::f32), "y");
+  normlab::merge(merged, normlab::compare_rows(got, 2, std::span(kWant).subspan(8),
+                                               normlab::tolerance_for(DType::f32), "y"));
+  CHECK(merged.checked == whole.checked);
+  CHECK(merged.mismatches == 2);
+  REQUIRE(merged.first.size() == 2);
+  CHECK(merged.first[0].row == 0);  // memory order kept
+  CHECK(merged.first[1].row == 2);
+  CHECK_THROWS(normlab::compare_rows(got, 2, kWant, normlab::tolerance_for(DType::f32), "y"));
 }

@@ -44,3 +44,190 @@ TEST_CASE("op and dtype names round-trip, and bad names are refused by argument"
   CHECK_THROWS_WITH(normlab::parse_op("rms", "--op"), Catch::Contains("'--op'"));
   CHECK_THROWS_WITH(normlab::parse_dtype("fp8", "--dtype"), Catch::Contains("'--dtype'"));
 }
+
+// ---- The op tables (op_tensors.hpp) and the host side of a case that walks them.
+
+#include <set>
+
+#include "normlab/op_tensors.hpp"
+#include "normlab/reference.hpp"
+#include "normlab/runner.hpp"
+
+using normlab::Role;
+using normlab::Tensor;
+using normlab::TensorSpec;
+
+namespace {
+
+constexpr Op kTabled[] = {
+    Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,
+    Op::add_layernorm, Op::rmsnorm_backward, Op::layernorm_backward};
+
+const TensorSpec* find(Op op, Tensor tensor) {
+  for (const TensorSpec& spec : normlab::tensors_of(op)) {
+    if (spec.tensor == tensor) return &spec;
+  }
+  return nullptr;
+}
+
+// Every tensor the case has, presence flags on: weight, bias where the op takes one,
+// statistics for forward ops, dresidual for backward ones.
+normlab::Case full_case(Op op, std::int64_t rows, std::int64_t cols) {
+  normlab::Case c = normlab::default_case(op, rows, cols);
+  c.statistics = !normlab::is_backward(op) && op != Op::copy;
+  c.residual_gradient = normlab::is_backward(op);
+  c.pad = 3;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every op's table is consistent: inputs first, each result has a reference",
+          "[ops][tables]") {
+  for (Op op : kTabled) {
+    INFO(normlab::name_of(op));
+    std::set<Tensor> seen;
+    bool results_started = false;
+    int results = 0;
+    for (const TensorSpec& spec : normlab::tensors_of(op)) {
+      CHECK(seen.insert(spec.tensor).second);  // each tensor once
+      if (spec.role == Role::input) {
+        CHECK_FALSE(results_started);
+      } else {
+        results_started = true;
+        ++results;
+      }
+      if (spec.in_place_over) {
+        // Only a result may be written over an input, and only one of its extent and dtype.
+        const TensorSpec* over = find(op, *spec.in_place_over);
+        REQUIRE(over != nullptr);
+        CHECK(spec.role == Role::output);
+        CHECK(over->role == Role::input);
+        CHECK(over->extent == spec.extent);
+        CHECK(over->element == spec.element);
+        CHECK(over->presence == normlab::Presence::always);
+      }
+      // Statistics are one fp32 per row; gradients one value per column in the parameter dtype.
+      if (spec.role == Role::statistic) CHECK(spec.extent == normlab::Extent::per_row);
+      if (spec.role == Role::gradient) CHECK(spec.extent == normlab::Extent::row_vector);
+    }
+    CHECK(results > 0);
+    // The reference fills every result of a case with every tensor: none is compared with
+    // nothing, and nothing is left unreferenced.
+    const normlab::Case c = full_case(op, 5, 7);
+    const auto inputs = normlab::make_inputs(c);
+    const auto results_host = normlab::make_results(c);
+    const auto reports = normlab::compare_results(c, inputs, results_host);
+    CHECK(static_cast<int>(reports.size()) == results);
+    for (const auto& report : reports) {
+      INFO(report.what);
+      CHECK(report.checked > 0);
+      CHECK(report.unwritten == report.checked);  // poisoned results, nothing written
+    }
+  }
+}
+
+TEST_CASE("the backward tables take the saved statistics and give parameter gradients",
+          "[ops][tables]") {
+  CHECK(find(Op::rmsnorm_backward, Tensor::saved_rstd) != nullptr);
+  CHECK(find(Op::rmsnorm_backward, Tensor::saved_mean) == nullptr);
+  CHECK(find(Op::layernorm_backward, Tensor::saved_mean) != nullptr);
+  CHECK(find(Op::layernorm_backward, Tensor::dbias)->role == Role::gradient);
+  CHECK(find(Op::rmsnorm_backward, Tensor::dweight)->role == Role::gradient);
+  CHECK(normlab::output_kind(Role::gradient) == normlab::OutputKind::sum_over_rows);
+  CHECK(normlab::output_kind(Role::statistic) == normlab::OutputKind::row_statistic);
+  CHECK(normlab::output_kind(Role::output) == normlab::OutputKind::element);
+}
+
+namespace {
+
+// Writes @p values (dense rows x cols) into @p m.
+void write_dense(normlab::HostMatrix& m, const std::vector<double>& values) {
+  for (std::int64_t r = 0; r < m.rows(); ++r) {
+    for (std::int64_t col = 0; col < m.cols(); ++col)
+      m.set(r, col, values[static_cast<std::size_t>(r * m.cols() + col)]);
+  }
+}
+
+struct BackwardRun {
+  normlab::Case c;
+  normlab::HostTensors inputs, results;
+  normlab::ReferenceBackward want;
+};
+
+// What a correct LayerNorm backward kernel would return, from the float64 reference on the
+// same inputs (rounded to the tensors' dtypes as a kernel stores them).
+BackwardRun correct_layernorm_backward(DType dtype) {
+  BackwardRun run;
+  run.c = normlab::default_case(Op::layernorm_backward, 300, 129, dtype);
+  run.c.residual_gradient = true;
+  run.inputs = normlab::make_inputs(run.c);
+  run.results = normlab::make_results(run.c);
+  const auto x = at(run.inputs, Tensor::x).to_dense();
+  const auto dy = at(run.inputs, Tensor::dy).to_dense();
+  const auto dres = at(run.inputs, Tensor::dresidual).to_dense();
+  const auto w = at(run.inputs, Tensor::weight).to_dense();
+  run.want =
+      normlab::layernorm_backward(dy, x, {.rows = 300, .cols = 129, .eps = 1e-5, .weight = w});
+  for (std::size_t i = 0; i < run.want.dx.size(); ++i)
+    run.want.dx[i] += dres[i];
+  run.want.dbias.assign(129, 0.0);
+  for (std::size_t i = 0; i < dy.size(); ++i)
+    run.want.dbias[i % 129] += dy[i];
+  write_dense(at(run.results, Tensor::dx), run.want.dx);
+  write_dense(at(run.results, Tensor::dweight), run.want.dweight);
+  write_dense(at(run.results, Tensor::dbias), run.want.dbias);
+  return run;
+}
+
+bool all_pass(const std::vector<normlab::CompareReport>& reports, const char* what) {
+  bool ok = true;
+  for (const auto& r : reports) {
+    if (r.what == what) ok = ok && r.passed();
+  }
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("the streamed backward comparison passes the reference and fails its bugs",
+          "[ops][tables]") {
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    INFO(normlab::name_of(dtype));
+    BackwardRun run = correct_layernorm_backward(dtype);
+    const auto good = normlab::compare_results(run.c, run.inputs, run.results);
+    for (const auto& r : good) {
+      INFO(r.describe());
+      CHECK(r.passed());
+    }
+    SECTION("dweight missing the last row fails") {
+      const auto x = at(run.inputs, Tensor::x).to_dense(299, 1);
+      const auto dy = at(run.inputs, Tensor::dy).to_dense(299, 1);
+      const double mean = at(run.inputs, Tensor::saved_mean).at(299, 0);
+      const double rstd = at(run.inputs, Tensor::saved_rstd).at(299, 0);
+      auto& dweight = at(run.results, Tensor::dweight);
+      for (int col = 0; col < 129; ++col)
+        dweight.set(0, col, run.want.dweight[col] - dy[col] * (x[col] - mean) * rstd);
+      CHECK_FALSE(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dweight"));
+    }
+    SECTION("dx without dresidual fails") {
+      const auto dres = at(run.inputs, Tensor::dresidual).to_dense();
+      auto dx = run.want.dx;
+      for (std::size_t i = 0; i < dx.size(); ++i)
+        dx[i] -= dres[i];
+      write_dense(at(run.results, Tensor::dx), dx);
+      CHECK_FALSE(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dx"));
+    }
+  }
+}
+
+TEST_CASE("saved statistics are the forward's, in fp32", "[ops][tables]") {
+  const normlab::Case c = normlab::default_case(Op::layernorm_backward, 70, 33);
+  const auto inputs = normlab::make_inputs(c);
+  const auto forward =
+      normlab::layernorm_forward(at(inputs, Tensor::x).to_dense(), {.rows = 70, .cols = 33});
+  for (int r = 0; r < 70; ++r) {
+    CHECK(at(inputs, Tensor::saved_mean).at(r, 0) == Approx(forward.mean[r]).epsilon(1e-7));
+    CHECK(at(inputs, Tensor::saved_rstd).at(r, 0) == Approx(forward.rstd[r]).epsilon(1e-7));
+  }
+}

@@ -52,3 +52,141 @@ TEST_CASE("the eager baseline is registered", "[registry]") {
     baselines += kernel.baseline;
   CHECK(baselines >= 1);
 }
+
+#include <algorithm>
+
+#include "normlab/runner.hpp"
+
+namespace {
+
+// A case each kernel takes: its first dtype, a width it allows, its op's parameters.
+normlab::Case accepted_case(const normlab::KernelEntry& kernel) {
+  std::int64_t cols = 64;
+  if (kernel.can.max_cols != 0) cols = std::min(cols, kernel.can.max_cols);
+  return normlab::default_case(kernel.op, 4, cols, kernel.can.dtypes.front());
+}
+
+bool declares(const normlab::KernelEntry& kernel, normlab::DType dtype) {
+  return std::find(kernel.can.dtypes.begin(), kernel.can.dtypes.end(), dtype) !=
+         kernel.can.dtypes.end();
+}
+
+}  // namespace
+
+TEST_CASE("refusal() names each capability a kernel does not declare", "[registry]") {
+  using normlab::Case;
+  using normlab::DType;
+  for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
+    INFO(kernel.name);
+    const Case base = accepted_case(kernel);
+    CHECK(kernel.refusal(base).empty());
+    // Each variant on its own: accepted exactly when declared, otherwise refused by name.
+    auto expect = [&](const Case& c, bool declared, const char* named) {
+      const std::string refusal = kernel.refusal(c);
+      INFO(c.describe() << " -> '" << refusal << "'");
+      if (declared) {
+        CHECK(refusal.empty());
+      } else {
+        CHECK_THAT(refusal, Catch::Contains(named));
+      }
+    };
+    Case gemma = base;
+    gemma.weight_plus_one = true;
+    expect(gemma, kernel.can.weight_plus_one, "(1 + w)");
+    Case in_place = base;
+    in_place.in_place = true;
+    expect(in_place, kernel.can.in_place, "in place");
+    Case strided = base;
+    strided.pad = 3;
+    const auto element = static_cast<int>(normlab::size_of(base.shape.dtype));
+    const bool aligned_any = kernel.can.alignment_bytes <= element;
+    expect(strided, kernel.can.strided && aligned_any, kernel.can.strided ? "aligned" : "stride");
+    Case misaligned = base;
+    misaligned.misalign = 1;
+    expect(misaligned, aligned_any, "aligned");
+    if (kernel.op != normlab::Op::copy && declares(kernel, DType::bf16)) {
+      Case fp32_weights = base;
+      fp32_weights.shape.dtype = DType::bf16;
+      fp32_weights.shape.weight_dtype = DType::f32;
+      expect(fp32_weights, kernel.can.fp32_parameters, "fp32 parameters");
+    }
+    if (kernel.op != normlab::Op::copy && !normlab::is_backward(kernel.op)) {
+      Case statistics = base;
+      statistics.statistics = true;
+      expect(statistics, kernel.can.writes_statistics, "statistics");
+      Case no_weight = base;
+      no_weight.shape.weight = false;
+      no_weight.shape.bias = false;
+      expect(no_weight, kernel.can.optional_parameters, "needs a weight");
+    }
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
+      Case other = base;
+      other.shape.dtype = other.shape.weight_dtype = dtype;
+      expect(other, declares(kernel, dtype), "tensors");
+    }
+    if (kernel.can.max_cols != 0) {
+      Case wide = base;
+      wide.shape.cols = kernel.can.max_cols + 1;
+      expect(wide, false, "wider");
+    }
+  }
+}
+
+TEST_CASE("a case's own contradictions are refused too", "[registry]") {
+  for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
+    if (kernel.op != normlab::Op::rmsnorm) continue;
+    INFO(kernel.name);
+    normlab::Case c = accepted_case(kernel);
+    c.shape.bias = true;
+    CHECK_THAT(kernel.refusal(c), Catch::Contains("has no bias"));
+    c.shape.bias = false;
+    c.residual_gradient = true;
+    CHECK_THAT(kernel.refusal(c), Catch::Contains("backward"));
+    c.residual_gradient = false;
+    c.op = normlab::Op::layernorm;
+    CHECK_THAT(kernel.refusal(c), Catch::Contains("runs rmsnorm"));
+  }
+}
+
+#include <fstream>
+
+TEST_CASE("common/ includes only its own headers: the harness does not depend on the chapters",
+          "[registry][layers]") {
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(NORMLAB_SOURCE_DIR "/common")) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("#include \"", 0) != 0) continue;
+      INFO(entry.path().string() << ": " << line);
+      CHECK(line.rfind("#include \"normlab/", 0) == 0);
+    }
+  }
+  CHECK(files > 10);
+}
+
+TEST_CASE("each forward op has exactly one default kernel, which takes its own base case",
+          "[registry]") {
+  using normlab::Op;
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    INFO(normlab::name_of(op));
+    int defaults = 0;
+    for (const normlab::KernelEntry& kernel : normlab::kernel_registry())
+      defaults += kernel.op == op && kernel.default_for_op;
+    CHECK(defaults == 1);
+    const normlab::KernelEntry* chosen = normlab::default_kernel(op);
+    REQUIRE(chosen != nullptr);
+    CHECK(chosen->op == op);
+    CHECK(chosen->refusal(accepted_case(*chosen)).empty());
+  }
+  // No op has two: default_kernel would pick one silently.
+  for (Op op : {Op::copy, Op::rmsnorm_backward, Op::layernorm_backward}) {
+    int defaults = 0;
+    for (const normlab::KernelEntry& kernel : normlab::kernel_registry())
+      defaults += kernel.op == op && kernel.default_for_op;
+    CHECK(defaults <= 1);
+  }
+}

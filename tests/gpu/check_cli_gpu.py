@@ -57,8 +57,8 @@ def main() -> int:
     report = json.loads(second.stdout)
     if second.returncode != 0 or report["result"] != "PASS":
         failures.append("the add_layernorm check did not PASS")
-    if [o["name"] for o in report["outputs"]] != ["y", "residual"]:
-        failures.append("the JSON does not report y and residual")
+    if [o["name"] for o in report["outputs"]] != ["y", "residual_out"]:
+        failures.append("the JSON does not report y and residual_out")
 
     with open(os.path.join(dump, "case.json")) as f:
         case = json.load(f)

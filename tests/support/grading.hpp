@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,8 +20,8 @@ inline const std::vector<std::int64_t> kGridRows{1, 7, 1024, 4097};
 inline const std::vector<std::int64_t> kGridCols{1,    31,   32,   33,   1023,
                                                  1024, 1025, 4096, 8192, 12288};
 
-/// Every rows x cols pair with normal inputs (seed varies per case), skipping cols the
-/// kernel cannot take.
+/// Every rows x cols pair with normal inputs (seed varies per case), skipping the cases the
+/// kernel refuses (printed as SKIP lines with the reason and their count).
 std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::int64_t>& rows,
                              const std::vector<std::int64_t>& cols);
 
@@ -28,16 +29,17 @@ std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::i
 /// puts eps outside the square root, or adds it to the sum instead of the mean, fails here.
 Case small_magnitude_case(Op op, std::int64_t rows, std::int64_t cols);
 
-/// Uniform rows with mean @p mean and standard deviation 1 (LayerNorm's hard case).
+/// Rows near @p mean with standard deviation 1 (LayerNorm's hard case: E[x^2] - E[x]^2).
 Case shifted_case(Op op, std::int64_t rows, std::int64_t cols, double mean);
 
 /// What grading found.
 struct Scorecard {
   std::string kernel;
-  int total = 0;
+  int total = 0;  ///< cases run
   int passed = 0;
-  std::vector<CaseResult> failures;  ///< every failed case (the first few are printed)
-  std::optional<Measurement> speed;  ///< % of copy roof on a reference shape, when timed
+  std::map<std::string, int> refused;  ///< cases the kernel refused, by reason (not run)
+  std::vector<CaseResult> failures;    ///< every failed case (the first few are printed)
+  std::optional<Measurement> speed;    ///< % of copy roof on a reference shape, when timed
   std::string speed_case;
 
   bool all_passed() const noexcept { return total > 0 && passed == total; }
@@ -46,7 +48,8 @@ struct Scorecard {
   void print(std::ostream& out) const;
 };
 
-/// Verifies @p kernel on every case of @p cases.
+/// Verifies @p kernel on every case of @p cases it takes; a case it refuses is not run but
+/// counted by reason, and printed as a SKIP line by Scorecard::print.
 Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases);
 
 /// Times @p kernel on @p timed_case and records its % of the copy roof on @p card.

@@ -249,7 +249,7 @@ int check_command(int argc, char** argv, int first) {
   CaseResult result;
   try {
     Workspace workspace(options.problem);
-    result = workspace.check(*kernel);
+    result = workspace.verify(*kernel);
     if (!options.dump.empty()) workspace.write_files(options.dump);
   } catch (const std::invalid_argument& error) {
     std::fprintf(stderr, "normlab check: %s refuses the case: %s\n", kernel->name.c_str(),

@@ -70,12 +70,16 @@ class PlacedMatrix {
  public:
   PlacedMatrix() = default;
   PlacedMatrix(const HostMatrix& host, std::int64_t misalign)
-      : offset_(static_cast<std::size_t>(misalign) * size_of(host.dtype())),
-        buffer_(host.bytes() + offset_) {
-    buffer_.poison();
+      : PlacedMatrix(host.bytes(), static_cast<std::size_t>(misalign) * size_of(host.dtype())) {
     upload(host);
   }
+  /// Room for a matrix shaped like @p like, all poison (a result the kernel has to write).
+  static PlacedMatrix poisoned_like(const HostMatrix& like, std::int64_t misalign) {
+    return PlacedMatrix(like.bytes(), static_cast<std::size_t>(misalign) * size_of(like.dtype()));
+  }
   void* data() const { return buffer_.data() + offset_; }
+  /// Poisons the whole allocation: the matrix, its guard bands and the misalignment before it.
+  void poison() { buffer_.poison(); }
   /// Copies @p host (of the shape this was made from) to the device (synchronous).
   void upload(const HostMatrix& host) {
     NORMLAB_CHECK(cudaMemcpy(data(), host.data(), host.bytes(), cudaMemcpyHostToDevice));
@@ -86,6 +90,10 @@ class PlacedMatrix {
   }
 
  private:
+  PlacedMatrix(std::size_t bytes, std::size_t offset) : offset_(offset), buffer_(bytes + offset) {
+    buffer_.poison();
+  }
+
   std::size_t offset_ = 0;
   DeviceBuffer<unsigned char> buffer_;
 };

@@ -19,8 +19,16 @@ struct Tolerance {
   double rel = 0.0;
 };
 
-/// The tolerance for outputs stored as @p dtype (statistics accumulated in fp32).
-Tolerance tolerance_for(DType dtype);
+/// What an output is, for its tolerance: the error a correct kernel makes differs by kind.
+enum class OutputKind {
+  element,        ///< one value per element of a row (y, h, dx), stored in the tensor dtype
+  row_statistic,  ///< one fp32 value per row (mean, rstd)
+  sum_over_rows,  ///< one value per column summed over every row (dweight, dbias)
+};
+
+/// The tolerance for outputs of @p kind stored as @p dtype; a sum over rows widens with the
+/// number of @p rows it adds. Derived in compare.cpp.
+Tolerance tolerance_for(DType dtype, OutputKind kind = OutputKind::element, std::int64_t rows = 1);
 
 struct Mismatch {
   std::int64_t row = 0, col = 0;
@@ -29,7 +37,7 @@ struct Mismatch {
 
 /// Everything a comparison found. passed() only when every category is empty.
 struct CompareReport {
-  std::string what;  ///< which output ("y", "residual", "rstd", ...)
+  std::string what;  ///< which result ("y", "residual_out", "rstd", "dweight", ...)
   Tolerance tolerance;
   std::int64_t checked = 0;
   std::int64_t mismatches = 0;        ///< finite values outside the tolerance
@@ -53,5 +61,15 @@ struct CompareReport {
 /// turned off for outputs that alias an input (in place).
 CompareReport compare(const HostMatrix& got, std::span<const double> want, Tolerance tolerance,
                       std::string what, bool check_unwritten = true);
+
+/// compare() on rows [@p first_row, @p first_row + want.size() / cols) of @p got only, @p want
+/// holding just those rows: a large tensor is compared block by block, in parallel.
+CompareReport compare_rows(const HostMatrix& got, std::int64_t first_row,
+                           std::span<const double> want, Tolerance tolerance, std::string what,
+                           bool check_unwritten = true);
+
+/// Adds the counts of @p later (the report of rows after those of @p into) into @p into,
+/// keeping the first mismatches in memory order.
+void merge(CompareReport& into, const CompareReport& later);
 
 }  // namespace normlab

@@ -4,18 +4,35 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "normlab/dtype.hpp"
 
 namespace normlab {
 
+/// An allocator whose resize() leaves bytes unset, so that a large buffer can be filled in
+/// parallel (a std::vector would first zero it on one core).
+struct UnsetBytes : std::allocator<unsigned char> {
+  template <typename U>
+  struct rebind {
+    using other = UnsetBytes;
+  };
+  void construct(unsigned char*) noexcept {}  // value-initialisation: leave the byte unset
+  template <typename... Args>
+  void construct(unsigned char* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) unsigned char(std::forward<Args>(args)...);
+  }
+};
+
 /// Host copy of a tensor as the device sees it: @p rows rows of @p cols elements, each row
 /// @p stride elements apart. The elements between cols and stride are the row's guard band.
 class HostMatrix {
  public:
   HostMatrix() = default;
-  /// Allocates rows x stride elements (stride 0 means cols), every byte poisoned.
+  /// Allocates rows x stride elements (stride 0 means cols), every byte poisoned (on every
+  /// core).
   HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride = 0);
 
   DType dtype() const noexcept { return dtype_; }
@@ -32,11 +49,13 @@ class HostMatrix {
   bool is_poison(std::int64_t row, std::int64_t col) const;
   /// The rows x cols elements as doubles, densely packed (stride dropped).
   std::vector<double> to_dense() const;
+  /// Rows [@p first_row, @p first_row + @p rows) as doubles, densely packed.
+  std::vector<double> to_dense(std::int64_t first_row, std::int64_t rows) const;
 
  private:
   DType dtype_ = DType::f32;
   std::int64_t rows_ = 0, cols_ = 0, stride_ = 0;
-  std::vector<unsigned char> bytes_;
+  std::vector<unsigned char, UnsetBytes> bytes_;
 };
 
 }  // namespace normlab

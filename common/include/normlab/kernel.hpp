@@ -48,9 +48,9 @@ struct NormCall {
   // Backward (the *_backward ops). x, weight and weight_plus_one are read as in the forward.
   const void* dy = nullptr;  ///< gradient of y
   std::int64_t dy_stride = 0;
-  const void* dresidual = nullptr;  ///< optional: gradient reaching h through residual_out,
+  const void* dresidual = nullptr;    ///< optional: gradient reaching h through residual_out,
   std::int64_t dresidual_stride = 0;  ///< added into dx (fused add + norm backward)
-  void* dx = nullptr;  ///< gradient of x (for add + norm also of the residual)
+  void* dx = nullptr;                 ///< gradient of x (for add + norm also of the residual)
   std::int64_t dx_stride = 0;
   void* dweight = nullptr;  ///< cols elements in weight_dtype, or null when there is no weight
   void* dbias = nullptr;    ///< cols elements in weight_dtype, or null when there is no bias
@@ -68,17 +68,18 @@ using Launcher = std::function<void(const NormCall&, cudaStream_t)>;
 /// running it (KernelEntry::refusal).
 struct Capabilities {
   std::vector<DType> dtypes{DType::f32};  ///< dtypes of x (and every activation)
-  bool fp32_parameters = false;      ///< fp32 weight and bias with fp16 / bf16 activations
-  bool optional_parameters = false;  ///< a null weight (and bias)
-  bool weight_plus_one = false;      ///< scales by (1 + w)
-  bool in_place = false;             ///< y may alias x (add + norm: residual_out the residual)
-  bool strided = true;               ///< row strides other than cols
+  bool fp32_parameters = false;           ///< fp32 weight and bias with fp16 / bf16 activations
+  bool optional_parameters = false;       ///< a null weight (and bias)
+  bool weight_plus_one = false;           ///< scales by (1 + w)
+  bool in_place = false;                  ///< y may alias x (add + norm: residual_out the residual)
+  bool strided = true;                    ///< row strides other than cols
   /// Bytes every pointer and row start must be aligned to; 0 means the element size (the
   /// kernel checks alignment and falls back to narrower accesses itself).
   int alignment_bytes = 0;
-  std::int64_t max_cols = 0;  ///< widest row; 0 for any
-  std::int64_t max_rows = 0;  ///< most rows; 0 for any
+  std::int64_t max_cols = 0;       ///< widest row; 0 for any
+  std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
+  bool residual_gradient = false;  ///< backward: adds NormCall::dresidual into dx
 };
 
 /// One registered kernel.

@@ -23,6 +23,10 @@ enum class Op {
 bool is_add(Op op);
 /// Whether @p op centres its rows (LayerNorm, with or without the residual add).
 bool is_layernorm(Op op);
+/// Whether @p op is the gradient of a forward op (rmsnorm_backward, layernorm_backward).
+bool is_backward(Op op);
+/// Whether @p op can take a bias (LayerNorm, its add + norm form and its backward).
+bool takes_bias(Op op);
 
 /// "copy", "rmsnorm", "layernorm", "add_rmsnorm", ...
 const char* name_of(Op op);

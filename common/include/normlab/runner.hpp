@@ -20,13 +20,16 @@ namespace normlab {
 struct Case {
   Op op = Op::rmsnorm;
   Shape shape;
-  InputSpec input;  ///< x (and residual, dy: same distribution, other seeds)
+  InputSpec input;  ///< x (and residual: same distribution, another seed)
   float eps = 1e-5f;
   bool weight_plus_one = false;
   std::int64_t pad = 0;       ///< guard elements after each row of every activation
   std::int64_t misalign = 0;  ///< elements every activation's base pointer is shifted by
   bool in_place = false;      ///< y over x; for add + norm, h over the residual
   bool statistics = false;    ///< ask for per-row mean / rstd (kernels that write them)
+  /// Backward ops: also pass dresidual, the gradient reaching h from the residual stream (fused
+  /// add + norm backward), which the kernel adds into dx.
+  bool residual_gradient = false;
 
   /// "rmsnorm fp32 2048x8192 normal seed=1 ..." for reports.
   std::string describe() const;
@@ -49,8 +52,9 @@ struct Measurement {
   double percent_of_roof = 0.0;
 };
 
-/// Inputs, outputs and the float64 reference of one case, built once and shared by every
-/// kernel run on it (the tour runs a dozen kernels on one problem).
+/// The inputs of one case on the host and the device, built once from the op's table of
+/// tensors (op_tensors.hpp) and shared by every kernel run on it (the tour runs a dozen
+/// kernels on one problem); verify() compares the results with the float64 reference.
 class Workspace {
  public:
   explicit Workspace(const Case& c);
@@ -59,16 +63,20 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   const Case& problem() const noexcept;
-  /// Poisons the outputs, runs @p kernel once, compares every output with the reference.
-  CaseResult check(const KernelEntry& kernel);
+  /// Restores inputs a previous in-place run overwrote, poisons every result, its guard bands
+  /// and the kernel's scratch, runs @p kernel once and compares every result with the float64
+  /// reference. Throws std::invalid_argument naming what the kernel lacks when it refuses the
+  /// case.
+  CaseResult verify(const KernelEntry& kernel);
   /// Times @p kernel (outputs not checked).
   Measurement time(const KernelEntry& kernel, const TimingOptions& options);
-  /// Writes the inputs and the outputs of the last check() into @p directory (created if
-  /// missing) as raw little-endian files in their dtypes: x.bin, residual.bin, weight.bin,
-  /// bias.bin, y.bin and residual_out.bin, those the case has (activations rows x stride
-  /// elements, parameters cols), and case.json naming the op, dtypes, shape, eps and each
-  /// file's dtype, rows, cols and stride. Throws std::logic_error before the first check(),
-  /// std::runtime_error when a file cannot be written.
+  /// Writes the inputs and the results of the last verify() into @p directory (created if
+  /// missing) as raw little-endian files in their dtypes, one per tensor of the op's table
+  /// that the case has (x.bin, residual.bin, weight.bin, bias.bin, y.bin, residual_out.bin,
+  /// dy.bin, dx.bin, ...; activations rows x stride elements, parameters cols, statistics
+  /// rows), and case.json naming the op, dtypes, shape, eps and each file's dtype, rows, cols
+  /// and stride. Throws std::logic_error before the first verify(), std::runtime_error when a
+  /// file cannot be written.
   void write_files(const std::string& directory) const;
 
  private:
@@ -76,16 +84,16 @@ class Workspace {
   std::unique_ptr<State> state_;
 };
 
-/// Runs @p kernel once on @p c with poisoned outputs and compares every output with the
-/// float64 reference at tolerance_for(dtype). Throws std::invalid_argument when the kernel
-/// does not support the case.
+/// Workspace(c).verify(kernel): runs @p kernel once on @p c with poisoned results and compares
+/// every result with the float64 reference. Throws std::invalid_argument when the kernel
+/// refuses the case.
 CaseResult verify(const KernelEntry& kernel, const Case& c);
 
 /// Times @p kernel on @p c (random inputs, outputs not checked: call verify for that).
 Measurement measure(const KernelEntry& kernel, const Case& c, const TimingOptions& options = {});
 
 /// A Case for @p op on a rows x cols problem in @p dtype with the defaults the tour uses
-/// (weight; LayerNorm also bias; normal inputs, seed 1).
+/// (weight; LayerNorm and its backward also bias; normal inputs, seed 1).
 Case default_case(Op op, std::int64_t rows, std::int64_t cols, DType dtype = DType::f32);
 
 }  // namespace normlab
