@@ -1,6 +1,5 @@
 #include "normlab/runner.hpp"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,6 +7,7 @@
 
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
+#include "normlab/json.hpp"
 #include "normlab/op_tensors.hpp"
 #include "normlab/roofline.hpp"
 
@@ -135,8 +135,10 @@ std::string KernelEntry::refusal(const Case& c) const {
   if (c.pad != 0 && !can.strided) return "no row stride other than cols";
   if (can.alignment_bytes != 0) {
     const std::int64_t element = static_cast<std::int64_t>(size_of(s.dtype));
-    if ((c.misalign * element) % can.alignment_bytes != 0 ||
-        ((s.cols + c.pad) * element) % can.alignment_bytes != 0)
+    // A kernel that takes no row stride sees one flat array: only its base must be aligned.
+    const bool rows_misaligned =
+        can.strided && ((s.cols + c.pad) * element) % can.alignment_bytes != 0;
+    if ((c.misalign * element) % can.alignment_bytes != 0 || rows_misaligned)
       return "needs rows aligned to " + std::to_string(can.alignment_bytes) + " bytes";
   }
   if (c.statistics && is_backward(op)) return "statistics are a forward op's outputs";
@@ -226,28 +228,36 @@ void Workspace::write_files(const std::string& directory) const {
   };
   // Every file is a HostMatrix: its bytes as they are in memory (all normlab hosts are
   // little-endian), described in case.json.
-  std::ostringstream files;
+  std::ostringstream text;
+  JsonWriter json(text);
+  json.begin_object()
+      .member("op", name_of(c.op))
+      .member("dtype", name_of(c.shape.dtype))
+      .member("weight_dtype", name_of(c.shape.weight_dtype))
+      .member("rows", c.shape.rows)
+      .member("cols", c.shape.cols)
+      .member("stride", activation_stride(c))
+      .member("eps", static_cast<double>(c.eps))
+      .member("gemma", c.weight_plus_one)
+      .member("in_place", c.in_place)
+      .key("files")
+      .begin_object();
   for (const TensorSpec& spec : tensors_of(c.op)) {
     if (!present(spec, c)) continue;
     const char* name = name_of(spec.tensor);
     const HostMatrix& m = at(spec.role == Role::input ? s.inputs : s.results, spec.tensor);
     write(std::string(name) + ".bin", m.data(), m.bytes());
-    files << (files.tellp() > 0 ? ", " : "") << "\"" << name << "\": {\"dtype\": \""
-          << name_of(m.dtype()) << "\", \"rows\": " << m.rows() << ", \"cols\": " << m.cols()
-          << ", \"stride\": " << m.stride() << "}";
+    json.key(name)
+        .begin_object()
+        .member("dtype", name_of(m.dtype()))
+        .member("rows", m.rows())
+        .member("cols", m.cols())
+        .member("stride", m.stride())
+        .end_object();
   }
-  char eps[32];
-  std::snprintf(eps, sizeof eps, "%.9g", static_cast<double>(c.eps));
-  std::ostringstream json;
-  json << "{\"op\": \"" << name_of(c.op) << "\", \"dtype\": \"" << name_of(c.shape.dtype)
-       << "\", \"weight_dtype\": \"" << name_of(c.shape.weight_dtype)
-       << "\", \"rows\": " << c.shape.rows << ", \"cols\": " << c.shape.cols
-       << ", \"stride\": " << activation_stride(c) << ", \"eps\": " << eps
-       << ", \"gemma\": " << (c.weight_plus_one ? "true" : "false")
-       << ", \"in_place\": " << (c.in_place ? "true" : "false") << ", \"files\": {" << files.str()
-       << "}}\n";
-  const std::string text = json.str();
-  write("case.json", text.data(), text.size());
+  json.end_object().end_object();
+  text << "\n";
+  write("case.json", text.str().data(), text.str().size());
 }
 
 bool CaseResult::passed() const {

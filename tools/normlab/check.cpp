@@ -53,7 +53,7 @@ constexpr const char* kCheckUsage =
 // name.
 Distribution distribution_named(const char* text) {
   try {
-    return parse_distribution(text);
+    return parse_distribution(text, "--distribution");
   } catch (const std::invalid_argument& error) {
     refuse_option("--distribution", std::string("names no distribution: ") + error.what());
   }
