@@ -25,29 +25,11 @@
 #include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
+#include "packs.cuh"
 
 namespace normlab::ch04 {
 
 namespace {
-
-// A pack is what one access moves: a float4 on the 16-byte path, a float on the 4-byte path.
-template <typename Pack>
-constexpr int kWidth = sizeof(Pack) / sizeof(float);
-
-__device__ float squares(float v) {
-  return v * v;
-}
-__device__ float squares(float4 v) {
-  return v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-}
-
-__device__ float normalized(float v, float w, float inverse_rms) {
-  return v * inverse_rms * w;
-}
-__device__ float4 normalized(float4 v, float4 w, float inverse_rms) {
-  return make_float4(v.x * inverse_rms * w.x, v.y * inverse_rms * w.y, v.z * inverse_rms * w.z,
-                     v.w * inverse_rms * w.w);
-}
 
 // [registers]
 // What changed from chapter 03: the row is loaded once, into registers (kPacks packs per

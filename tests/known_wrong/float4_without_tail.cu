@@ -5,6 +5,7 @@
 #include "known_wrong_launch.cuh"
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
+#include "packs.cuh"
 
 namespace normlab::known_wrong {
 
@@ -13,21 +14,9 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kFloatsPerThread = 48;  // 256 x 48 = 12288, the widest row of the grid
 
-template <typename Pack>
-constexpr int kWidth = sizeof(Pack) / sizeof(float);
-
-__device__ float squares(float v) {
-  return v * v;
-}
-__device__ float squares(float4 v) {
-  return v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-}
-__device__ float normalized(float v, float w, float r) {
-  return v * r * w;
-}
-__device__ float4 normalized(float4 v, float4 w, float r) {
-  return make_float4(v.x * r * w.x, v.y * r * w.y, v.z * r * w.z, v.w * r * w.w);
-}
+using ch04::kWidth;
+using ch04::normalized;
+using ch04::squares;
 
 template <typename Pack>
 __global__ void __launch_bounds__(kThreads)
