@@ -159,7 +159,7 @@ class Peer:
 
 
 def first_line(error):
-    lines = str(error).strip().splitlines()
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", str(error)).strip().splitlines()
     return f"{type(error).__name__}: {lines[0][:160]}" if lines else type(error).__name__
 
 

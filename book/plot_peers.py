@@ -53,13 +53,17 @@ def offers_op(implementation, row):
     return implementation.get("note") != f"offers no {row['op']}"
 
 
+# An error message may carry a terminal's colour codes (QuACK's do); the page shows the text.
+TERMINAL_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def cell_text(implementation, row):
     unit = row["unit"]
     number = value(implementation, unit)
     if not offers_op(implementation, row):
         return "–"
     if number is None:
-        return implementation.get("note", "not run")
+        return TERMINAL_COLOURS.sub("", implementation.get("note", "not run"))
     text = describe_value(number, unit)
     if unit != "microseconds":
         text += f" ({implementation['median_ms'] * 1e3:.1f} µs)"
@@ -144,7 +148,7 @@ def bar_chart(title, rows, unit, palette):
             body.append(f'<text x="{bar_x - 6}" y="{y + 10}" text-anchor="end">'
                         f'{html.escape(name)}</text>')
             if number is None:
-                note = implementation.get("note", "not run")
+                note = TERMINAL_COLOURS.sub("", implementation.get("note", "not run"))
                 body.append(f'<text x="{bar_x}" y="{y + 10}" fill="#777">'
                             f'{html.escape(note[:80])}</text>')
             else:
