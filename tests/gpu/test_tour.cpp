@@ -1,5 +1,5 @@
 // The tour's table on a small problem: every registered kernel verifies, speed-ups are filled.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
