@@ -4,7 +4,9 @@
 #   scripts/deps.sh                 install what is missing (apt-get, as root or through sudo;
 #                                   cuobjdump/nvdisasm from PyPI when the CUDA Toolkit has none)
 #   scripts/deps.sh --tour          only what the tour needs: CMake and Ninja
-#   scripts/deps.sh --check         say what is missing, install nothing (exit 1 if anything is)
+#   scripts/deps.sh --grade         only what scripts/grade needs: CMake, Ninja, Catch2, cuobjdump
+#   scripts/deps.sh --check [--tour|--grade]
+#                                   say what is missing, install nothing (exit 1 if anything is)
 #   scripts/deps.sh --download DIR [--distro ubuntu-24.04|ubuntu-22.04|debian-13|debian-12]
 #                                   on a machine with network: gather the .deb files a GPU server
 #                                   of that distribution (default: this one) lacks, and the
@@ -62,7 +64,7 @@ has_cmake() {
   [ "$(printf '%s\n%s\n' "$cmake_minimum" "$version" | sort -V | head -1)" = "$cmake_minimum" ]
 }
 
-# Fills `missing` with the packages to install; $1 = all or tour.
+# Fills `missing` with the packages to install; $1 = all, grade or tour.
 find_missing() {
   missing=()
   has_cmake || missing+=(cmake)
@@ -70,6 +72,7 @@ find_missing() {
   [ "$1" = tour ] && return 0
   command -v ccache >/dev/null || missing+=(ccache)
   has_cmake_config Catch2 || missing+=("$catch2_pkg")
+  [ "$1" = grade ] && return 0
   has_cmake_config benchmark || missing+=(libbenchmark-dev)
   command -v doxygen >/dev/null || missing+=(doxygen)
   command -v dot >/dev/null || missing+=(graphviz)
@@ -184,11 +187,13 @@ build_catch2_3() {
 
 mode=${1:-}
 case "$mode" in
-  "" | --tour | --check)
+  "" | --tour | --grade | --check)
     distro_packages "$(this_distro)" || { catch2_pkg=catch2 benchmark_lib=libbenchmark1; }
-    find_missing "$([ "$mode" = --tour ] && echo tour || echo all)"
+    need=${mode#--}
+    [ "$mode" = --check ] && need=${2:-} && need=${need#--}
+    find_missing "${need:-all}"
     if [ "$mode" = --check ]; then
-      has_sass_tools || missing+=("cuobjdump and nvdisasm (from PyPI)")
+      [ "$need" = tour ] || has_sass_tools || missing+=("cuobjdump and nvdisasm (from PyPI)")
       [ ${#missing[@]} -eq 0 ] && { echo "deps: nothing missing"; exit 0; }
       echo "deps: missing ${missing[*]}"
       exit 1
