@@ -12,8 +12,8 @@ RESULTS_DIR (book/results) may hold, all optional:
   torch_comparison.json            bench/compare_torch.py output
 
 OUT_DIR receives, whatever RESULTS_DIR holds:
-  chNN_results.html                that chapter's kernels, for each chapter with a page in
-                                   book/pages; or a line saying nothing is measured yet
+  chNN_results.html                that chapter's kernels (NN: each chapter of course.json); or a
+                                   line saying nothing is measured yet
   performance_results.html         every measured shape: a bar chart and a table each
   torch_comparison.html            normlab next to PyTorch
   ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-CHAPTERS = range(0, 12)
+# The chapters of the course, in order, from the manifest at the repository root.
+CHAPTERS = [int(chapter["number"]) for chapter in
+            json.loads((Path(__file__).resolve().parents[1] / "course.json").read_text())["chapters"]]
 # Charts the pages show with \image: always written, so that the book renders before any
 # results are committed. (op, rows, cols, dtype)
 HEADLINE_CHARTS = [("rmsnorm", 2048, 8192, "fp32")]

@@ -2,7 +2,8 @@
 #   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
 #   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program
 #   normlab_add_test(NAME n KIND cpu|gpu SOURCES ... LIBRARIES ... LABELS ...)
-#   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp SOURCES ...)  exercise + solution graders
+#   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
+#                                            pristine-skeleton graders
 #   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] LABELS ... ARGS ...)  memcheck + racecheck
 #   normlab_add_sass_test(NAME n TARGET lib FUNCTION regex REQUIRE ... FORBID ... LABELS ...)
 
@@ -61,31 +62,80 @@ function(normlab_add_test)
   _normlab_set_test_kind(${T_NAME} ${T_KIND} "${T_LABELS}")
 endfunction()
 
-# One grader source, two executables: grade_exNN builds the student's copy in exercises/,
-# grade_exNN_solution builds solutions/. A third test checks that the untouched skeleton is
-# rejected by its grader (label meta: it speaks of the repository, not of a student's work).
+# The skeletons as the course hands them out, for the meta tests: exercises/ taken from git at
+# NORMLAB_SKELETON_REF, so that a student who solves (and commits) an exercise in place does not
+# turn meta_exNN_skeleton_rejected red. The ref defaults to the tag normlab-skeleton (set by
+# scripts/student-copy), else origin/HEAD (the course as cloned), else HEAD. scripts/grade
+# --reset restores from the same ref (scripts/course.py skeleton-ref).
+function(_normlab_skeleton_ref out)
+  if(NOT DEFINED NORMLAB_SKELETON_REF)
+    execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/course.py skeleton-ref
+                    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                    OUTPUT_VARIABLE ref OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    set(NORMLAB_SKELETON_REF "${ref}" CACHE STRING "git ref of the pristine exercise skeletons")
+  endif()
+  set(${out} "${NORMLAB_SKELETON_REF}" PARENT_SCOPE)
+endfunction()
+
+# The directory holding exercises/<name> as committed at the skeleton ref; the working copy
+# when there is no git history to take it from.
+function(_normlab_pristine_skeleton out name)
+  _normlab_skeleton_ref(ref)
+  set(dir ${PROJECT_BINARY_DIR}/pristine)
+  set(archive ${dir}/${name}.tar)
+  file(MAKE_DIRECTORY ${dir})
+  if(ref)
+    execute_process(COMMAND git archive --format=tar -o ${archive} ${ref} exercises/${name}
+                    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} RESULT_VARIABLE status
+                    OUTPUT_QUIET ERROR_QUIET)
+  endif()
+  if(ref AND status EQUAL 0)
+    file(ARCHIVE_EXTRACT INPUT ${archive} DESTINATION ${dir})
+    set(${out} ${dir}/exercises/${name} PARENT_SCOPE)
+  else()
+    message(STATUS "normlab: no git history for exercises/${name}; its meta test grades the working copy")
+    set(${out} ${PROJECT_SOURCE_DIR}/exercises/${name} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# One grader, up to three executables: grade_exNN builds the student's copy in exercises/,
+# grade_exNN_solution builds solutions/ (absent from a student copy), grade_exNN_pristine the
+# skeleton as committed (see above). meta_exNN_skeleton_rejected checks that the pristine
+# skeleton is rejected by its grader (label meta: it speaks of the repository, not of a
+# student's work). GRADER: the grader's sources (tests/graders/exNN.cpp and helpers).
 function(normlab_add_grader)
-  cmake_parse_arguments(G "" "EXERCISE;SLUG;GRADER" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(G "" "EXERCISE;SLUG" "GRADER;SOURCES;LIBRARIES" ${ARGN})
   set(name ex${G_EXERCISE})
-  foreach(variant exercise solution)
-    set(dir ${PROJECT_SOURCE_DIR}/${variant}s/${name}-${G_SLUG})
+  set(variants exercise pristine)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/solutions/${name}-${G_SLUG})
+    list(APPEND variants solution)
+  endif()
+  foreach(variant IN LISTS variants)
+    set(dir ${PROJECT_SOURCE_DIR}/exercises/${name}-${G_SLUG})
     set(target grade_${name})
     set(labels ${name} exercise)
     if(variant STREQUAL "solution")
+      set(dir ${PROJECT_SOURCE_DIR}/solutions/${name}-${G_SLUG})
       set(target grade_${name}_solution)
       set(labels ${name} solutions)
+    elseif(variant STREQUAL "pristine")
+      _normlab_pristine_skeleton(dir ${name}-${G_SLUG})
+      set(target grade_${name}_pristine)
     endif()
     list(TRANSFORM G_SOURCES PREPEND ${dir}/ OUTPUT_VARIABLE sources)
     add_executable(${target} ${G_GRADER} ${sources})
     target_include_directories(${target} PRIVATE ${dir})
     target_link_libraries(${target} PRIVATE normlab_grading ${G_LIBRARIES} normlab_catch_gpu_main)
     normlab_target_defaults(${target})
-    add_test(NAME ${target} COMMAND ${target})
-    _normlab_set_test_kind(${target} gpu "${labels}")
+    if(variant STREQUAL "pristine")
+      add_test(NAME meta_${name}_skeleton_rejected COMMAND ${target})
+      set_tests_properties(meta_${name}_skeleton_rejected PROPERTIES WILL_FAIL TRUE)
+      _normlab_set_test_kind(meta_${name}_skeleton_rejected gpu "${name};meta")
+    else()
+      add_test(NAME ${target} COMMAND ${target})
+      _normlab_set_test_kind(${target} gpu "${labels}")
+    endif()
   endforeach()
-  add_test(NAME meta_${name}_skeleton_rejected COMMAND grade_${name})
-  set_tests_properties(meta_${name}_skeleton_rejected PROPERTIES WILL_FAIL TRUE)
-  _normlab_set_test_kind(meta_${name}_skeleton_rejected gpu "${name};meta")
 endfunction()
 
 # compute-sanitizer memcheck and racecheck over a program on a small problem. NAME_SUFFIX

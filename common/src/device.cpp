@@ -45,4 +45,12 @@ int l2_cache_bytes() {
   return bytes;
 }
 
+int compute_capability() {
+  int device = 0, major = 0, minor = 0;
+  NORMLAB_CHECK(cudaGetDevice(&device));
+  NORMLAB_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  NORMLAB_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return major * 10 + minor;
+}
+
 }  // namespace normlab

@@ -7,6 +7,7 @@
 
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device.hpp"
 #include "normlab/json.hpp"
 #include "normlab/op_tensors.hpp"
 #include "normlab/roofline.hpp"
@@ -114,6 +115,11 @@ Workspace::~Workspace() = default;
 std::string KernelEntry::refusal(const Case& c) const {
   const Shape& s = c.shape;
   if (op != c.op) return std::string("runs ") + name_of(op) + ", not " + name_of(c.op);
+  if (can.min_compute_capability > 0) {
+    if (const int gpu = compute_capability(); gpu < can.min_compute_capability)
+      return "needs sm_" + std::to_string(can.min_compute_capability) +
+             " or newer, this GPU is sm_" + std::to_string(gpu);
+  }
   bool dtype_ok = false;
   for (DType d : can.dtypes)
     dtype_ok = dtype_ok || d == s.dtype;

@@ -1,5 +1,5 @@
 // Launcher argument checks name the argument that is wrong.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // The comparison must catch every way a kernel can be wrong, and say where.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <limits>

@@ -3,7 +3,7 @@
 // solution is exactly "the skeleton with the regions filled in"; exercises/README.md lists
 // every exercise. The checker runs on the repository, and on a scratch tree with one defect
 // planted at a time, to show that it can fail.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // Bytes models: what each op must move at the least.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "normlab/ops.hpp"
 

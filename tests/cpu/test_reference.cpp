@@ -1,5 +1,5 @@
 // The float64 references against worked examples and against their own definitions.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <vector>

@@ -1,5 +1,5 @@
 // The registry is the one list of kernels: every chapter is in it, every entry is usable.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <filesystem>
 #include <set>

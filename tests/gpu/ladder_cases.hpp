@@ -2,7 +2,7 @@
 // cases every ladder kernel must pass, and the argument checks every ladder launcher makes.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <iostream>

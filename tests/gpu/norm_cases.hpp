@@ -3,7 +3,7 @@
 /// scorecard, and (chapters 05 and 06) the padded, misaligned and in-place cases.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <iostream>

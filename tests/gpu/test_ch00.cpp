@@ -1,5 +1,5 @@
 // Chapter 00 on the GPU: both copies and the eager RMSNorm against the float64 reference.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <iostream>
 

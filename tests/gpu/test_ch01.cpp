@@ -1,5 +1,5 @@
 // Chapter 01 on the GPU: the one-thread-per-row RMSNorm against the float64 reference.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "ch01.cuh"
 #include "ladder_cases.hpp"

@@ -1,6 +1,6 @@
 // Chapter 02 on the GPU: the block-per-row shared-memory tree RMSNorm against the float64
 // reference.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "ch02.cuh"
 #include "ladder_cases.hpp"

@@ -1,5 +1,5 @@
 // Chapter 03 on the GPU: the warp-shuffle RMSNorm against the float64 reference.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "ch03.cuh"
 #include "ladder_cases.hpp"

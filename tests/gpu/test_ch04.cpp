@@ -1,6 +1,6 @@
 // Chapter 04 on the GPU: the fused float4 RMSNorm and its two-read fallback against the float64
 // reference, on both sides of every configuration boundary and of kMaxRegisterCols.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <vector>
 

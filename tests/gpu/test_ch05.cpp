@@ -2,7 +2,7 @@
 // ragged, padded, misaligned and in-place rows, the statistics, optional parameters and bad
 // arguments; and the known-wrong pair: the sum-of-squares variance fails on shifted rows where
 // Welford passes.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <limits>

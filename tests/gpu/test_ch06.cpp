@@ -2,7 +2,7 @@
 // the float64 reference: y and the updated residual h, in place (h over r) and out of place,
 // over the grid, ragged, padded and misaligned rows, with statistics, optional parameters,
 // shifted rows, and bad arguments.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <vector>
 

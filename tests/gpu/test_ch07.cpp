@@ -2,7 +2,7 @@
 // option (strides, misalignment, in place, (1 + w), no weight, bias, eps, statistics); each
 // tensor with its own stride and alignment; the widths where the kernel changes path; the point
 // where results are rounded to the output dtype; and a refused call that launches nothing.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <functional>

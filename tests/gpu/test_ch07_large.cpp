@@ -2,7 +2,7 @@
 // last row starts past element 2^31 (byte 2^32). Any 32-bit offset arithmetic reads or writes
 // the wrong place. The tensor takes about 6.4 GB of device memory but only its written columns
 // and a few guard elements around each row are read back, so the host needs a few kilobytes.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The tour's table on a small problem: every registered kernel verifies, speed-ups are filled,
 // and "x previous chapter" relates each kernel to the fastest passing kernel of its op from an
 // earlier chapter.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,6 +1,6 @@
 // Grader for exercise 01 (LayerNorm, one thread per row): every shape of the grid, a padded
 // stride and rows smaller than eps against the float64 reference, then the speed.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "ex01.cuh"
 #include "layernorm_grading.hpp"

@@ -2,7 +2,7 @@
 // squares): every shape of the grid, a padded stride and rows smaller than eps against the
 // float64 reference, then the speed. Inputs are centred on zero: this kernel's variance,
 // E[x^2] - E[x]^2, is not meant for rows with a large mean (chapter 05's subject).
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include "ex02.cuh"
 #include "layernorm_grading.hpp"

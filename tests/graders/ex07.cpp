@@ -2,7 +2,7 @@
 // around every multiple of 8 that matters, each row padded to a multiple of 8 elements plus a
 // guard band, against the float64 reference at the bf16 tolerance; then the speed on
 // 16384 x 4096.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <iostream>
 #include <utility>

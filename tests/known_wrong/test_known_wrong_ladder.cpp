@@ -1,6 +1,6 @@
 // Every known-wrong ladder kernel must be rejected by the grading that chapters 01-04 pass, and
 // by the case written to catch its mistake.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <iostream>
 #include <string>

@@ -2,8 +2,8 @@
 // with NORMLAB_GPU_TESTS as normlab_catch_gpu_main, which first checks for a GPU. Without
 // one, a GPU test program prints why and exits with NORMLAB_SKIP_CODE, which ctest reports
 // as skipped, unless the build requires a GPU (NORMLAB_REQUIRE_GPU), in which case it fails.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#define NORMLAB_CATCH_MAIN
+#include "normlab_catch.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -3,7 +3,7 @@
 /// student's launcher, the graded cases, and the argument and sanitizer checks.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cuda_runtime.h>
 

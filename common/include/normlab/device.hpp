@@ -24,4 +24,7 @@ std::string device_name();
 /// Size of the current device's L2 cache in bytes.
 int l2_cache_bytes();
 
+/// Compute capability of the current device as one number: 75 for sm_75 (T4), 90 for sm_90.
+int compute_capability();
+
 }  // namespace normlab

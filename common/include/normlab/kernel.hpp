@@ -80,6 +80,9 @@ struct Capabilities {
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
   bool residual_gradient = false;  ///< backward: adds NormCall::dresidual into dx
+  /// Oldest GPU it runs on, e.g. 90 for a kernel using thread-block clusters; 0 for any GPU
+  /// normlab builds for (sm_75 and newer). Older GPUs refuse it with that reason.
+  int min_compute_capability = 0;
 };
 
 /// One registered kernel.
