@@ -27,8 +27,7 @@
 
 namespace normlab::ch08 {
 
-std::size_t scratch_bytes(Reduction reduction, bool centre, std::int64_t rows,
-                          std::int64_t cols) {
+std::size_t scratch_bytes(Reduction reduction, bool centre, std::int64_t rows, std::int64_t cols) {
   if (rows == 0) return 0;  // no row kernel runs: the column sums read no partial row
   const std::int64_t sums_rows = reduction == Reduction::atomic ? 1 : most_partial_rows(rows);
   return static_cast<std::size_t>(sums_rows * cols) * sizeof(float) * (centre ? 2 : 1);
@@ -63,8 +62,7 @@ void validate(const char* fn, const Gradients<T, P>& g, Reduction reduction, boo
   check_argument(!centre || g.rows == 0 || g.saved_mean != nullptr, fn, "saved_mean",
                  "must not be null for LayerNorm");
   const std::size_t needed = scratch_bytes(reduction, centre, g.rows, g.cols);
-  check_argument(g.scratch_bytes >= needed && (needed == 0 || g.scratch != nullptr), fn,
-                 "scratch",
+  check_argument(g.scratch_bytes >= needed && (needed == 0 || g.scratch != nullptr), fn, "scratch",
                  "must hold " + std::to_string(needed) + " bytes (got " +
                      std::to_string(g.scratch_bytes) + ")");
 }
@@ -102,7 +100,6 @@ template void layernorm_backward(const Gradients<__half, __half>&, Reduction, cu
 template void layernorm_backward(const Gradients<__half, float>&, Reduction, cudaStream_t);
 template void layernorm_backward(const Gradients<__nv_bfloat16, __nv_bfloat16>&, Reduction,
                                  cudaStream_t);
-template void layernorm_backward(const Gradients<__nv_bfloat16, float>&, Reduction,
-                                 cudaStream_t);
+template void layernorm_backward(const Gradients<__nv_bfloat16, float>&, Reduction, cudaStream_t);
 
 }  // namespace normlab::ch08

@@ -43,9 +43,9 @@ void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {
 // Maps a call's op and dtypes to the typed launchers of ch08.cuh.
 void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
   const char* fn = "ch08::backward";
-  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
-                 std::string("must be rmsnorm_backward or layernorm_backward (got ") +
-                     name_of(call.op) + ")");
+  check_argument(
+      call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
+      std::string("must be rmsnorm_backward or layernorm_backward (got ") + name_of(call.op) + ")");
   check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
                  "weight_dtype",
                  std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +

@@ -71,8 +71,8 @@ int vectors_for(std::int64_t chunks) {
 
 // dweight (and dbias) from sums_rows partial rows each: one fixed-order column sum per tensor.
 template <typename T, typename P>
-void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows,
-                 bool centre, cudaStream_t stream) {
+void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows, bool centre,
+                 cudaStream_t stream) {
   const dim3 block(kSumColumns, kSumSlices);
   const auto grid = static_cast<unsigned int>((g.cols + kSumColumns - 1) / kSumColumns);
   if (g.dweight != nullptr) {
@@ -80,8 +80,7 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
     NORMLAB_CHECK_LAUNCH();
   }
   if (centre && g.dbias != nullptr) {
-    sum_partials<<<grid, block, 0, stream>>>(sums + sums_rows * g.cols, sums_rows, g.cols,
-                                             g.dbias);
+    sum_partials<<<grid, block, 0, stream>>>(sums + sums_rows * g.cols, sums_rows, g.cols, g.dbias);
     NORMLAB_CHECK_LAUNCH();
   }
 }

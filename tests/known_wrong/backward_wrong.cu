@@ -161,11 +161,12 @@ KernelEntry backward(Op op, BackwardBug bug) {
                   .max_cols = 4096,
                   .residual_gradient = true},
           .launch = [bug](const NormCall& call, cudaStream_t stream) { launch(call, bug, stream); },
-          .scratch_bytes = [base](const Shape& s) {
-            // The default kernel's partial rows, and at least the two rows the racy sums need.
-            return std::max(base.scratch_bytes(s),
-                            static_cast<std::size_t>(2 * s.cols) * sizeof(float));
-          }};
+          .scratch_bytes =
+              [base](const Shape& s) {
+                // The default kernel's partial rows, and at least the two rows the racy sums need.
+                return std::max(base.scratch_bytes(s),
+                                static_cast<std::size_t>(2 * s.cols) * sizeof(float));
+              }};
 }
 
 }  // namespace normlab::known_wrong

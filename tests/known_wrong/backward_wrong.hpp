@@ -8,10 +8,10 @@ namespace normlab::known_wrong {
 
 /// What a wrong backward gets wrong.
 enum class BackwardBug {
-  no_projection,   ///< dx without the term - x_hat * mean(g * x_hat)
-  bf16_dweight,    ///< dweight (and dbias) summed over rows in a bf16 accumulator
-  one_partial,     ///< dweight from the partial row of block 0 only
-  racy_atomicless, ///< every block adds into one row with a plain +=, not atomicAdd
+  no_projection,    ///< dx without the term - x_hat * mean(g * x_hat)
+  bf16_dweight,     ///< dweight (and dbias) summed over rows in a bf16 accumulator
+  one_partial,      ///< dweight from the partial row of block 0 only
+  racy_atomicless,  ///< every block adds into one row with a plain +=, not atomicAdd
 };
 
 /// Chapter 08's default kernel for @p op (rmsnorm_backward or layernorm_backward) followed by

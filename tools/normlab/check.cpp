@@ -81,8 +81,9 @@ CheckOptions parse(int argc, char** argv, int first) {
     if (line.is("--op")) {
       op = parse_op(line.value(), "--op");
       if (*op == Op::copy) {
-        refuse_option("--op", "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, "
-                              "rmsnorm_backward or layernorm_backward");
+        refuse_option("--op",
+                      "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, "
+                      "rmsnorm_backward or layernorm_backward");
       }
     } else if (line.is("--dtype")) {
       dtype = parse_dtype(line.value(), "--dtype");
@@ -161,8 +162,8 @@ CheckOptions parse(int argc, char** argv, int first) {
   return options;
 }
 
-// The kernel to run: --kernel NAME, or the op's default (default_for_op); refused by name when there
-// is none. Whether it can run the case is asked separately (check_command).
+// The kernel to run: --kernel NAME, or the op's default (default_for_op); refused by name when
+// there is none. Whether it can run the case is asked separately (check_command).
 const KernelEntry& kernel_to_run(const CheckOptions& options) {
   const Op op = options.problem.op;
   const KernelEntry* kernel =
