@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "backward.hpp"
 #include "ch08.cuh"
 #include "normlab/check.hpp"
 #include "normlab/kernel.hpp"
@@ -10,28 +11,6 @@
 namespace normlab::ch08 {
 
 namespace {
-
-template <typename T, typename P>
-Gradients<T, P> gradients_of(const NormCall& call) {
-  return {.x = static_cast<const T*>(call.x),
-          .x_stride = call.x_stride,
-          .dy = static_cast<const T*>(call.dy),
-          .dy_stride = call.dy_stride,
-          .dresidual = static_cast<const T*>(call.dresidual),
-          .dresidual_stride = call.dresidual_stride,
-          .dx = static_cast<T*>(call.dx),
-          .dx_stride = call.dx_stride,
-          .weight = static_cast<const P*>(call.weight),
-          .weight_plus_one = call.weight_plus_one,
-          .dweight = static_cast<P*>(call.dweight),
-          .dbias = static_cast<P*>(call.dbias),
-          .saved_mean = call.saved_mean,
-          .saved_rstd = call.saved_rstd,
-          .scratch = static_cast<float*>(call.scratch),
-          .scratch_bytes = call.scratch_bytes,
-          .rows = call.rows,
-          .cols = call.cols};
-}
 
 template <typename T, typename P>
 void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {

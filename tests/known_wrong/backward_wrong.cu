@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "backward.hpp"
 #include "dispatch.cuh"  // chapter 07's threads_for_chunks
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
@@ -69,31 +70,9 @@ struct AddWithoutAtomics {
   __device__ static void put(float* at, float value) { *at += value; }
 };
 
-template <typename T>
-Gradients<T, T> gradients_of(const NormCall& call) {
-  return {.x = static_cast<const T*>(call.x),
-          .x_stride = call.x_stride,
-          .dy = static_cast<const T*>(call.dy),
-          .dy_stride = call.dy_stride,
-          .dresidual = static_cast<const T*>(call.dresidual),
-          .dresidual_stride = call.dresidual_stride,
-          .dx = static_cast<T*>(call.dx),
-          .dx_stride = call.dx_stride,
-          .weight = static_cast<const T*>(call.weight),
-          .weight_plus_one = call.weight_plus_one,
-          .dweight = static_cast<T*>(call.dweight),
-          .dbias = static_cast<T*>(call.dbias),
-          .saved_mean = call.saved_mean,
-          .saved_rstd = call.saved_rstd,
-          .scratch = static_cast<float*>(call.scratch),
-          .scratch_bytes = call.scratch_bytes,
-          .rows = call.rows,
-          .cols = call.cols};
-}
-
 template <typename T, bool kCentre>
 void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
-  const Gradients<T, T> g = gradients_of<T>(call);
+  const Gradients<T, T> g = ch08::gradients_of<T, T>(call);
   const auto rows = static_cast<unsigned int>(call.rows);
   const dim3 sum_block(ch08::kSumColumns, ch08::kSumSlices);
   const auto sum_grid =
