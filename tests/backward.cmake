@@ -40,3 +40,9 @@ normlab_add_sanitizer_tests(PROGRAM normlab NAME_SUFFIX check_backward_misaligne
 normlab_add_sanitizer_tests(PROGRAM normlab NAME_SUFFIX check_backward_in_place LABELS ch08
   ARGS check --op rmsnorm_backward --dtype fp16 --rows 7 --cols 77 --misalign 1 --in-place
        --gemma --dresidual)
+
+# GPU: the exercise grader (grade_ex08, grade_ex08_solution, meta_ex08_skeleton_rejected: the
+# skeleton leaves dx unwritten and must fail), and the sanitizers on the solution.
+normlab_add_grader(EXERCISE 08 SLUG rmsnorm-dx
+  GRADER ${CMAKE_CURRENT_SOURCE_DIR}/graders/ex08.cpp SOURCES ex08.cu)
+normlab_add_sanitizer_tests(PROGRAM grade_ex08_solution LABELS ex08 solutions ARGS [sanitize])
