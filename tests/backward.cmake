@@ -46,3 +46,5 @@ normlab_add_sanitizer_tests(PROGRAM normlab NAME_SUFFIX check_backward_in_place 
 normlab_add_grader(EXERCISE 08 SLUG rmsnorm-dx
   GRADER ${CMAKE_CURRENT_SOURCE_DIR}/graders/ex08.cpp SOURCES ex08.cu)
 normlab_add_sanitizer_tests(PROGRAM grade_ex08_solution LABELS ex08 solutions ARGS [sanitize])
+normlab_add_sass_test(NAME sass_ex08_solution TARGET grade_ex08_solution FUNCTION rmsnorm_dx
+  FORBID "LDL|STL" LABELS ex08 solutions)
