@@ -48,3 +48,7 @@ normlab_add_grader(EXERCISE 08 SLUG rmsnorm-dx
 normlab_add_sanitizer_tests(PROGRAM grade_ex08_solution LABELS ex08 solutions ARGS [sanitize])
 normlab_add_sass_test(NAME sass_ex08_solution TARGET grade_ex08_solution FUNCTION rmsnorm_dx
   FORBID "LDL|STL" LABELS ex08 solutions)
+
+# CPU: the launchers refuse what cannot work, by name, before touching the device.
+normlab_add_test(NAME test_ch08_arguments KIND cpu SOURCES cpu/test_ch08_arguments.cpp
+  LIBRARIES normlab_kernels LABELS ch08)
