@@ -217,9 +217,10 @@ class Problem {
 }  // namespace
 
 TEST_CASE("chapter 08's default kernels give the same bits on every run", "[ch08][determinism]") {
-  // Many rows per block, so the persistent grid's partial rows really are sums of many rows;
-  // the same problems through the atomic kernels are reported, not asserted (their bits vary
-  // only when the blocks happen to finish in another order).
+  // Many rows per block, so the persistent grid's partial rows really are sums of many rows.
+  // The same problems through the atomic kernels show that the comparison can fail: on
+  // 16384 x 4096, 16384 blocks add into each column in the order they finish, and at least one
+  // of 9 reruns differs from the first (asserted there; reported on the other shapes).
   struct Shape2 {
     DTypes d;
     std::int64_t rows, cols;
@@ -245,6 +246,7 @@ TEST_CASE("chapter 08's default kernels give the same bits on every run", "[ch08
         atomic_same += problem.run(atomic) == atomic_first ? 1 : 0;
       std::cout << atomic.name << " " << name_of(s.d.dtype) << " " << s.rows << "x" << s.cols
                 << ": " << atomic_same << " of 9 reruns bit-identical to the first\n";
+      if (s.rows == 16384) CHECK(atomic_same < 9);
     }
   }
 }
