@@ -479,6 +479,65 @@ def ch07_chunks():
     return fig
 
 
+# ---------------------------------------------------------------- 08
+
+
+def ch08_column_sums():
+    """dweight as a sum over rows: atomics into one row against a persistent grid's partials."""
+    rows, blocks, cols = 12, 3, 8
+    fig = Figure(440, "Chapter 08: dweight summed over rows, by atomics or by partial rows")
+    heading(fig, 20, f"dweight[c] = sum over rows of dy * x_hat: {rows} rows, {blocks} blocks "
+            "of a persistent grid")
+    x0, y0, cell, high = 40, 48, 22, 18
+    # The rows of dy * x_hat, coloured by the block that owns them: row r goes to block
+    # r mod gridDim.x, so each block walks rows b, b + 3, b + 6, ...
+    for r in range(rows):
+        block = r % blocks
+        for c in range(cols):
+            fig.rect(x0 + c * cell, y0 + r * high, cell, high, fill=THREAD[block],
+                     stroke="white")
+        fig.text(x0 - 6, y0 + r * high + 13, r, size=9, anchor="end", fill="#555")
+    fig.text(x0 + cols * cell / 2, y0 + rows * high + 16, "rows of dy * x_hat", size=11,
+             anchor="middle")
+    # (b) each block's fp32 register sums -> one partial row each -> fixed-order sum.
+    xb = 300
+    fig.text(xb, y0 - 2, "(b) deterministic: each thread keeps its columns' sums in fp32", size=11,
+             weight="bold")
+    fig.text(xb, y0 + 12, "registers while its block walks its rows", size=11, weight="bold")
+    for b in range(blocks):
+        yy = y0 + 34 + b * 30
+        for c in range(cols):
+            fig.rect(xb + c * cell, yy, cell, high, fill=THREAD[b], stroke="white")
+        fig.text(xb + cols * cell + 8, yy + 13,
+                 f"partial row {b}: rows {', '.join(str(r) for r in range(b, rows, blocks))}",
+                 size=10)
+    fig.line(x0 + cols * cell + 10, y0 + 60, xb - 8, y0 + 60, arrow=True)
+    ys = y0 + 34 + blocks * 30 + 20
+    for c in range(cols):
+        fig.rect(xb + c * cell, ys, cell, high, fill=REGISTER, stroke=INK)
+    fig.line(xb + cols * cell / 2, ys - 18, xb + cols * cell / 2, ys - 2, arrow=True)
+    fig.text(xb + cols * cell + 8, ys + 13, "sum_partials: partial rows 0, 1, 2 in that order",
+             size=10)
+    fig.text(xb, ys + 36, "same rows per block, same order of adds: the same bits every run;",
+             size=10, fill="#555")
+    fig.text(xb, ys + 50, "extra traffic: grid x cols floats written and read once", size=10,
+             fill="#555")
+    # (a) every block adds into one row with atomics, in the order blocks finish.
+    ya = 320
+    heading(fig, ya, "(a) the obvious way: one block per row, atomicAdd into one fp32 row")
+    finish = [5, 0, 9, 2, 11, 7, 1, 4, 10, 3, 8, 6]  # one possible order of finishing
+    for i, r in enumerate(finish):
+        fig.rect(x0 + i * cell * 1.5, ya + 16, cell * 1.5, high, fill=LIGHT, stroke="white")
+        fig.text(x0 + i * cell * 1.5 + cell * 0.75, ya + 29, r, size=9, anchor="middle")
+    fig.text(x0 + len(finish) * cell * 1.5 + 10, ya + 29, "rows, in the order their blocks "
+             "happened to finish", size=10)
+    fig.text(x0, ya + 58, "fp32 addition is not associative: another order rounds differently, "
+             "so dweight's last bits change", size=11)
+    fig.text(x0, ya + 74, "from run to run, and every block contends for the same cols "
+             "addresses.", size=11)
+    return fig
+
+
 FIGURES = {
     "ch00_idea.svg": ch00_roofline,
     "ch01_idea.svg": ch01_thread_per_row,
@@ -488,6 +547,7 @@ FIGURES = {
     "ch05_idea.svg": ch05_welford,
     "ch06_idea.svg": ch06_residual_fusion,
     "ch07_idea.svg": ch07_chunks,
+    "ch08_idea.svg": ch08_column_sums,
 }
 
 

@@ -59,6 +59,7 @@ expect_refused --mean "${valid[@]}" --mean 1e400
 expect_refused --scale "${valid[@]}" --scale -1
 expect_refused --scale "${valid[@]}" --scale one
 expect_refused --bias "${valid[@]}" --bias
+expect_refused --dresidual "${valid[@]}" --dresidual
 expect_refused --gemma "${valid[@]}" --gemma --no-weight
 expect_refused --kernel "${valid[@]}" --kernel ch99_nothing
 expect_refused --kernel "${valid[@]}" --kernel ch00_rmsnorm_eager

@@ -1,4 +1,4 @@
-// normlab check: one kernel (chapter 07's by default) on one case, every output compared with
+// normlab check: one kernel (the op's default by default) on one case, every output compared with
 // the float64 reference; optionally the inputs and outputs dumped for a side-by-side run.
 #include "check.hpp"
 
@@ -25,8 +25,9 @@ namespace normlab::tool {
 namespace {
 
 constexpr const char* kCheckUsage =
-    "usage: normlab check --op rmsnorm|layernorm|add_rmsnorm|add_layernorm --rows M --cols N\n"
-    "                     [options]\n"
+    "usage: normlab check --op OP --rows M --cols N [options]\n"
+    "  OP: rmsnorm, layernorm, add_rmsnorm, add_layernorm, rmsnorm_backward or\n"
+    "      layernorm_backward\n"
     "  --dtype fp32|fp16|bf16    x, y and the residuals (default fp32)\n"
     "  --weight-dtype same|fp32  weight and bias in the input dtype (default) or in fp32\n"
     "  --row-stride S            elements between rows (S >= N; default N)\n"
@@ -34,15 +35,17 @@ constexpr const char* kCheckUsage =
     "                            (default 0)\n"
     "  --no-weight               no weight (scale 1)\n"
     "  --bias                    a bias (LayerNorm ops)\n"
+    "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
     "  --gemma                   scale by (1 + w)\n"
     "  --eps E                   (default 1e-5)\n"
-    "  --in-place                y over x; for add + norm, the new residual over the old\n"
+    "  --in-place                y over x; for add + norm, the new residual over the old;\n"
+    "                            backward: dx over dy\n"
     "  --distribution D          x (and the residual) drawn from normal, shifted or heavy\n"
     "                            (heavy-tailed: about 1% outliers); default normal\n"
     "  --mean X                  the distribution's mean (default 0)\n"
     "  --scale X                 its standard deviation, X >= 0 (default 1)\n"
     "  --seed K                  input seed (default 1)\n"
-    "  --kernel NAME             run this registered kernel instead of chapter 07's\n"
+    "  --kernel NAME             run this registered kernel instead of the op's default\n"
     "  --dump DIR                write inputs, outputs and case.json into DIR\n"
     "  --json                    print the result as JSON\n"
     "  --help                    print this and exit\n"
@@ -61,7 +64,7 @@ Distribution distribution_named(const char* text) {
 
 struct CheckOptions {
   Case problem;
-  std::string kernel;  // empty: chapter 07's kernel for the op
+  std::string kernel;  // empty: the op's default kernel
   std::string dump;    // empty: no dump
   bool json = false;
 };
@@ -77,9 +80,10 @@ CheckOptions parse(int argc, char** argv, int first) {
   while (line.next()) {
     if (line.is("--op")) {
       op = parse_op(line.value(), "--op");
-      if (*op != Op::rmsnorm && *op != Op::layernorm && *op != Op::add_rmsnorm &&
-          *op != Op::add_layernorm) {
-        refuse_option("--op", "must be rmsnorm, layernorm, add_rmsnorm or add_layernorm");
+      if (*op == Op::copy) {
+        refuse_option("--op",
+                      "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, "
+                      "rmsnorm_backward or layernorm_backward");
       }
     } else if (line.is("--dtype")) {
       dtype = parse_dtype(line.value(), "--dtype");
@@ -100,6 +104,8 @@ CheckOptions parse(int argc, char** argv, int first) {
       no_weight = true;
     } else if (line.is("--bias")) {
       bias = true;
+    } else if (line.is("--dresidual")) {
+      c.residual_gradient = true;
     } else if (line.is("--gemma")) {
       c.weight_plus_one = true;
     } else if (line.is("--eps")) {
@@ -139,8 +145,10 @@ CheckOptions parse(int argc, char** argv, int first) {
                                 std::to_string(stride) +
                                 ") is more elements than can be addressed");
   }
-  const bool layernorm = is_layernorm(*op);
-  if (bias && !layernorm) refuse_option("--bias", "needs --op layernorm or add_layernorm");
+  if (bias && !takes_bias(*op))
+    refuse_option("--bias", "needs --op layernorm, add_layernorm or layernorm_backward");
+  if (c.residual_gradient && !is_backward(*op))
+    refuse_option("--dresidual", "needs --op rmsnorm_backward or layernorm_backward");
   if (c.weight_plus_one && no_weight)
     refuse_option("--gemma", "scales by (1 + w) and needs a weight");
   c.op = *op;
@@ -154,8 +162,8 @@ CheckOptions parse(int argc, char** argv, int first) {
   return options;
 }
 
-// The kernel to run: --kernel NAME, or chapter 07's for the op; refused by name when there
-// is none. Whether it can run the case is asked separately (check_command).
+// The kernel to run: --kernel NAME, or the op's default (default_for_op); refused by name when
+// there is none. Whether it can run the case is asked separately (check_command).
 const KernelEntry& kernel_to_run(const CheckOptions& options) {
   const Op op = options.problem.op;
   const KernelEntry* kernel =

@@ -1,0 +1,98 @@
+// Chapter 08's registry entries: RMSNorm and LayerNorm backward, each with the atomic
+// reduction of the parameter gradients (a) and the deterministic one (b, the default).
+#include <string>
+#include <vector>
+
+#include "backward.hpp"
+#include "ch08.cuh"
+#include "normlab/check.hpp"
+#include "normlab/kernel.hpp"
+
+namespace normlab::ch08 {
+
+namespace {
+
+template <typename T, typename P>
+void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {
+  const Gradients<T, P> g = gradients_of<T, P>(call);
+  if (call.op == Op::rmsnorm_backward) return rmsnorm_backward(g, reduction, stream);
+  layernorm_backward(g, reduction, stream);
+}
+
+// Maps a call's op and dtypes to the typed launchers of ch08.cuh.
+void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
+  const char* fn = "ch08::backward";
+  check_argument(
+      call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
+      std::string("must be rmsnorm_backward or layernorm_backward (got ") + name_of(call.op) + ")");
+  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
+                 "weight_dtype",
+                 std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
+                     " with " + name_of(call.dtype) + " inputs)");
+  const bool fp32_parameters = call.weight_dtype == DType::f32;
+  switch (call.dtype) {
+    case DType::f32:
+      return run_op<float, float>(call, reduction, stream);
+    case DType::f16:
+      return fp32_parameters ? run_op<__half, float>(call, reduction, stream)
+                             : run_op<__half, __half>(call, reduction, stream);
+    case DType::bf16:
+      return fp32_parameters ? run_op<__nv_bfloat16, float>(call, reduction, stream)
+                             : run_op<__nv_bfloat16, __nv_bfloat16>(call, reduction, stream);
+  }
+}
+
+}  // namespace
+
+std::vector<KernelEntry> entries() {
+  // Both ops, both reductions: fp32, fp16 and bf16 activations with parameters (and their
+  // gradients) in the activation dtype or fp32; weight and bias optional; (1 + w); any strides
+  // and element alignment (misaligned rows move element by element); rows up to 12288 columns
+  // for RMSNorm, 8192 for LayerNorm (x, dy and the column sums live in registers; wider rows
+  // are refused by name); any number
+  // of rows (blocks loop over rows), rows = 0 (zero gradients written); dresidual added into dx.
+  // In place (dx over dy): every thread loads its chunks of dy before the block's reduction and
+  // stores the same chunks of dx after it, and no pointer is __restrict__.
+  std::vector<KernelEntry> entries;
+  const struct {
+    Op op;
+    Reduction reduction;
+    const char* name;
+    const char* summary;
+  } kernels[] = {
+      {Op::rmsnorm_backward, Reduction::atomic, "ch08_rmsnorm_backward_atomic",
+       "block per row; dweight by atomicAdd (bits vary)"},
+      {Op::rmsnorm_backward, Reduction::deterministic, "ch08_rmsnorm_backward",
+       "persistent grid; partial rows summed in order"},
+      {Op::layernorm_backward, Reduction::atomic, "ch08_layernorm_backward_atomic",
+       "block per row; dweight, dbias by atomicAdd (bits vary)"},
+      {Op::layernorm_backward, Reduction::deterministic, "ch08_layernorm_backward",
+       "persistent grid; partial rows summed in order"},
+  };
+  for (const auto& k : kernels) {
+    const Reduction reduction = k.reduction;
+    const bool centre = k.op == Op::layernorm_backward;
+    entries.push_back(
+        {.name = k.name,
+         .chapter = 8,
+         .summary = k.summary,
+         .op = k.op,
+         .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
+                 .fp32_parameters = true,
+                 .optional_parameters = true,
+                 .weight_plus_one = true,
+                 .in_place = true,
+                 .max_cols = centre ? kMaxLayernormCols : kMaxRmsnormCols,
+                 .residual_gradient = true},
+         .launch = [reduction](const NormCall& call,
+                               cudaStream_t stream) { backward(call, reduction, stream); },
+         .scratch_bytes =
+             [reduction, centre](const Shape& s) {
+               return scratch_bytes(reduction, centre, s.rows, s.cols);
+             },
+         .default_for_op = reduction == Reduction::deterministic});
+  }
+  return entries;
+}
+
+}  // namespace normlab::ch08

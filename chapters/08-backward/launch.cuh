@@ -1,0 +1,150 @@
+/// @file launch.cuh
+/// @brief Chapter 08's launch decisions: the block for a row (chapter 07's helpers), the grid
+/// (one block per row, or a persistent grid sized by the SM count and the kernel's occupancy),
+/// and the kernels of one call in order.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "dispatch.cuh"  // chapter 07's launch helpers
+#include "normlab/check.hpp"
+#include "row_backward.cuh"
+
+namespace normlab::ch08 {
+
+// [grid]
+// The SM count of the current device, asked once per process.
+inline int sm_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    NORMLAB_CHECK(cudaGetDevice(&device));
+    NORMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+  }();
+  return count;
+}
+
+// The most blocks a persistent grid gets on one SM: enough rows in flight to hide latency,
+// few enough that the partial rows (grid x cols floats, written and read once) stay a few
+// percent of the traffic on the shapes training runs.
+inline constexpr int kMostBlocksPerSm = 8;
+
+// Partial rows the deterministic reduction may need: scratch is sized for this bound.
+inline std::int64_t most_partial_rows(std::int64_t rows) {
+  return std::min<std::int64_t>(rows, static_cast<std::int64_t>(sm_count()) * kMostBlocksPerSm);
+}
+
+// The blocks of kKernel with @p threads each that fit one SM together, asked once per kernel
+// and block size (threads is a whole number of warps, at most 512).
+template <auto kKernel>
+int resident_blocks(unsigned int threads) {
+  static std::array<std::atomic<int>, 17> known{};  // by warps; 0: not asked yet
+  std::atomic<int>& slot = known[threads / device::kWarpSize];
+  int blocks = slot.load();
+  if (blocks == 0) {
+    NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kKernel,
+                                                                static_cast<int>(threads), 0));
+    blocks = std::max(blocks, 1);
+    slot.store(blocks);
+  }
+  return blocks;
+}
+// [grid]
+
+// Vectors of x (and of dy) a thread keeps for a row of @p chunks 16-byte chunks: 2 while a
+// block of 512 holds the row (8192 16-bit or 4096 fp32 columns), then 4, then 8. Within
+// kMaxRmsnormCols and kMaxLayernormCols only RMSNorm on 16-bit rows wider than 8192 takes 4
+// vectors of 384 threads, and only fp32 takes 8 (RMSNorm past 8192 columns); kernels with
+// more registers than that would spill are never made (launch below).
+template <typename T>
+int vectors_for(std::int64_t chunks) {
+  if (chunks <= 2 * kMostThreads<T, 2>) return 2;
+  if (chunks <= 4 * kMostThreads<T, 4>) return 4;
+  return 8;
+}
+
+// dweight (and dbias) from sums_rows partial rows each: one fixed-order column sum per tensor.
+template <typename T, typename P>
+void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows, bool centre,
+                 cudaStream_t stream) {
+  const dim3 block(kSumColumns, kSumSlices);
+  const auto grid = static_cast<unsigned int>((g.cols + kSumColumns - 1) / kSumColumns);
+  if (g.dweight != nullptr) {
+    sum_partials<<<grid, block, 0, stream>>>(sums, sums_rows, g.cols, g.dweight);
+    NORMLAB_CHECK_LAUNCH();
+  }
+  if (centre && g.dbias != nullptr) {
+    sum_partials<<<grid, block, 0, stream>>>(sums + sums_rows * g.cols, sums_rows, g.cols, g.dbias);
+    NORMLAB_CHECK_LAUNCH();
+  }
+}
+
+// [launch]
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned>
+void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int threads,
+                 cudaStream_t stream) {
+  float* sums = g.scratch;
+  if (reduction == Reduction::atomic) {
+    // (a) One block per row, atomics into one zeroed row (two for LayerNorm).
+    const std::int64_t sums_rows = 1;
+    NORMLAB_CHECK(cudaMemsetAsync(sums, 0, (kCentre ? 2 : 1) * g.cols * sizeof(float), stream));
+    const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(g.rows, INT_MAX));
+    backward_rows<T, P, kVectors, kCentre, kAligned, AddAtomically>
+        <<<grid, threads, 0, stream>>>(g, sums, sums_rows);
+    NORMLAB_CHECK_LAUNCH();
+    return sum_columns(g, sums, sums_rows, kCentre, stream);
+  }
+  // (b) A persistent grid: as many blocks as fit the SMs at once (at most kMostBlocksPerSm
+  // each), each walking every gridDim.x-th row and storing one partial row.
+  constexpr auto kernel = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
+  const std::int64_t fit = static_cast<std::int64_t>(sm_count()) *
+                           std::min(resident_blocks<kernel>(threads), kMostBlocksPerSm);
+  const std::int64_t sums_rows = std::min(g.rows, fit);
+  kernel<<<static_cast<unsigned int>(sums_rows), threads, 0, stream>>>(g, sums, sums_rows);
+  NORMLAB_CHECK_LAUNCH();
+  sum_columns(g, sums, sums_rows, kCentre, stream);
+}
+// [launch]
+
+// Which kernel runs a call: aligned (16-byte vectors only) or not, and the vectors per thread.
+// rows = 0 runs no row kernel; the column sums still write zero gradients.
+template <typename T, typename P, bool kCentre>
+void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
+  if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
+  const auto element = static_cast<std::int64_t>(sizeof(T));
+  const bool aligned = g.cols % Vector<T>::kWidth == 0 &&
+                       ch07::rows_aligned(g.x, g.x_stride, element) &&
+                       ch07::rows_aligned(g.dy, g.dy_stride, element) &&
+                       ch07::rows_aligned(g.dx, g.dx_stride, element) &&
+                       ch07::rows_aligned(g.dresidual, g.dresidual_stride, element) &&
+                       ch07::rows_aligned(g.weight, 0, element);
+  const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
+  const int vectors = vectors_for<T>(chunks);
+  const unsigned int threads = ch07::threads_for_chunks(chunks, vectors);
+  auto run = [&]<int kVectors>() {
+    if (aligned) {
+      launch_rows<T, P, kVectors, kCentre, true>(g, reduction, threads, stream);
+    } else {
+      launch_rows<T, P, kVectors, kCentre, false>(g, reduction, threads, stream);
+    }
+  };
+  constexpr bool k16Bit = sizeof(T) == 2;
+  if (vectors == 2) return run.template operator()<2>();
+  if constexpr (!(kCentre && k16Bit)) {
+    if (vectors == 4) return run.template operator()<4>();
+  }
+  if constexpr (!kCentre && !k16Bit) {
+    if (vectors == 8) return run.template operator()<8>();
+  }
+  // validate() refuses every width these kernels do not cover; this is never reached.
+  check_argument(false, "ch08::launch", "cols", "has no kernel (" + std::to_string(g.cols) + ")");
+}
+
+}  // namespace normlab::ch08

@@ -1,0 +1,200 @@
+/// @file row_backward.cuh
+/// @brief Chapter 08's device code: dx of one row with the row of x and dy in registers, each
+/// thread's column sums of dy * x_hat and dy kept in fp32 registers across the rows its block
+/// walks, and the fixed-order sum of the blocks' partial rows.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ch08.cuh"
+#include "normlab/device/reduce.cuh"
+#include "tensor_io.cuh"
+
+namespace normlab::ch08 {
+
+using ch07::chunks_aligned;
+using ch07::load_parameters;
+using device::block_reduce;
+using device::block_sum;
+using device::from_float;
+using device::load_chunk;
+using device::store_chunk;
+using device::to_float;
+using device::Vector;
+
+// The largest block a kernel keeping kVectors vectors of x and of dy, and kVectors * width fp32
+// column sums (LayerNorm: twice), may have: 512 threads get 128 registers each, 384 get 170.
+// The bound is what lets each thread keep them all without spilling (the SASS test checks).
+template <typename T, int kVectors>
+inline constexpr int kMostThreads = kVectors == 2 || (kVectors == 4 && sizeof(T) == 4) ? 512 : 384;
+
+// [sums]
+// The two row sums dx needs, reduced in one pass: sum(g) (LayerNorm only) and sum(g * x_hat).
+struct RowSums {
+  float g;
+  float g_xhat;
+};
+struct AddRowSums {
+  __device__ RowSums operator()(RowSums a, RowSums b) const {
+    return {a.g + b.g, a.g_xhat + b.g_xhat};
+  }
+};
+// [sums]
+
+// The scale of kWidth columns from first on, in fp32: w, 1 + w, or 1 without a weight.
+template <bool kAligned, int kWidth, typename P>
+__device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, std::int64_t cols,
+                           bool aligned, float (&scale)[kWidth]) {
+  if (weight == nullptr) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      scale[j] = 1.0f;
+    return;
+  }
+  load_parameters<kAligned>(weight, first, cols, aligned, scale);
+  if (plus_one) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      scale[j] += 1.0f;
+  }
+}
+
+// [hand_on]
+// How a block hands on its column sums when its rows are done.
+// (a) The obvious way: every block adds into one fp32 row with atomics. The order of the adds
+// is the order the blocks happen to finish in, so the rounding, and the bits, change from run
+// to run; and every block hits the same addresses.
+struct AddAtomically {
+  __device__ static float* row(float* sums, std::int64_t) { return sums; }
+  __device__ static void put(float* at, float value) { atomicAdd(at, value); }
+};
+// (b) The deterministic way: every block stores its own partial row; sum_partials adds them.
+struct StorePartialRow {
+  __device__ static float* row(float* sums, std::int64_t cols) {
+    return sums + static_cast<std::int64_t>(blockIdx.x) * cols;
+  }
+  __device__ static void put(float* at, float value) { *at = value; }
+};
+// [hand_on]
+
+// [kernel]
+// What is new against chapter 07: the block keeps two rows (x and dy) and needs two sums of
+// the row, reduced in one pass; and besides each row's dx it owes a sum over all rows per
+// column. Chunks follow the columns (chunk c holds columns [c * width, (c + 1) * width)), not
+// memory's 16-byte grid, so a thread owns the same columns in every row and can keep their
+// sums of dy * x_hat and dy in fp32 registers while the block walks rows blockIdx.x,
+// blockIdx.x + gridDim.x, ...; at the end HandOn writes them out once. A misaligned row moves
+// element by element (no peeling: its columns must not move between threads).
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, typename HandOn>
+__global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
+    backward_rows(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float dy_xhat[kVectors][kWidth] = {};
+  float dy_sum[kCentre ? kVectors : 1][kWidth] = {};
+  const bool weight_aligned = kAligned || chunks_aligned(g.weight, 0);
+  const float inverse_cols = 1.0f / static_cast<float>(g.cols);
+  for (std::int64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
+    const T* x = g.x + r * g.x_stride;
+    const T* dy = g.dy + r * g.dy_stride;
+    const bool x_aligned = kAligned || chunks_aligned(x, 0);
+    const bool dy_aligned = kAligned || chunks_aligned(dy, 0);
+    const float mean = kCentre ? g.saved_mean[r] : 0.0f;
+    const float rstd = g.saved_rstd[r];
+    Vector<T> xs[kVectors], dys[kVectors];
+    RowSums partial{0.0f, 0.0f};
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
+      xs[v] = load_chunk<kAligned>(x, first, g.cols, x_aligned);
+      dys[v] = load_chunk<kAligned>(dy, first, g.cols, dy_aligned);
+      float scale[kWidth];
+      load_scale<kAligned>(g.weight, g.weight_plus_one, first, g.cols, weight_aligned, scale);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
+        const float xhat = (to_float(xs[v].element[j]) - mean) * rstd;
+        const float d = to_float(dys[v].element[j]);
+        partial.g += d * scale[j];
+        partial.g_xhat += d * scale[j] * xhat;
+        dy_xhat[v][j] += d * xhat;
+        if constexpr (kCentre) dy_sum[v][j] += d;
+      }
+    }
+    // One block reduction for both sums (RMSNorm needs only the second).
+    if constexpr (kCentre) {
+      partial = block_reduce(partial, AddRowSums{});
+    } else {
+      partial.g_xhat = block_sum(partial.g_xhat);
+    }
+    const float mean_g = partial.g * inverse_cols;  // 0 for RMSNorm
+    const float mean_g_xhat = partial.g_xhat * inverse_cols;
+    T* dx = g.dx + r * g.dx_stride;
+    const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;
+    const bool dx_aligned = kAligned || chunks_aligned(dx, 0);
+    const bool dresidual_aligned = kAligned || chunks_aligned(dresidual, 0);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
+      float scale[kWidth];
+      load_scale<kAligned>(g.weight, g.weight_plus_one, first, g.cols, weight_aligned, scale);
+      Vector<T> more{};
+      if (dresidual) more = load_chunk<kAligned>(dresidual, first, g.cols, dresidual_aligned);
+      Vector<T> out;
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        const float xhat = (to_float(xs[v].element[j]) - mean) * rstd;
+        const float gj = to_float(dys[v].element[j]) * scale[j];
+        float value = rstd * (gj - mean_g - xhat * mean_g_xhat);
+        if (dresidual) value += to_float(more.element[j]);
+        out.element[j] = from_float<T>(value);
+      }
+      store_chunk<kAligned>(dx, first, g.cols, dx_aligned, out);
+    }
+  }
+  // The block's column sums, once: sums_rows rows of cols for dweight, then as many for dbias.
+  float* dweight_row = HandOn::row(sums, g.cols);
+  float* dbias_row = HandOn::row(sums + sums_rows * g.cols, g.cols);
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      if (first + j >= g.cols) continue;
+      HandOn::put(dweight_row + first + j, dy_xhat[v][j]);
+      if constexpr (kCentre) HandOn::put(dbias_row + first + j, dy_sum[v][j]);
+    }
+  }
+}
+// [kernel]
+
+// [sum_partials]
+// out[c] = the sum of partials[p * cols + c] over p < count, in fp32, in an order fixed by the
+// shape alone, rounded to P once. A block takes 32 columns; its kSlices rows of threads take
+// partial rows y, y + kSlices, ... and the slices are then added in order, so the bits depend on
+// count and cols, never on timing. count = 0 writes zeros.
+inline constexpr int kSumColumns = 32;
+inline constexpr int kSumSlices = 16;
+
+template <typename P>
+__global__ void __launch_bounds__(kSumColumns* kSumSlices)
+    sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* out) {
+  __shared__ float slices[kSumSlices][kSumColumns + 1];
+  const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kSumColumns + threadIdx.x;
+  float sum = 0.0f;
+  if (col < cols) {
+    for (std::int64_t p = threadIdx.y; p < count; p += kSumSlices)
+      sum += partials[p * cols + col];
+  }
+  slices[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || col >= cols) return;
+  float total = 0.0f;
+#pragma unroll
+  for (int s = 0; s < kSumSlices; ++s)
+    total += slices[s][threadIdx.x];
+  out[col] = from_float<P>(total);
+}
+// [sum_partials]
+
+}  // namespace normlab::ch08
