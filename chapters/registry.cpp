@@ -28,12 +28,16 @@ std::vector<KernelEntry> entries();
 namespace ch07 {
 std::vector<KernelEntry> entries();
 }
+namespace ch09 {
+std::vector<KernelEntry> entries();
+}
 
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> entries = [] {
     std::vector<KernelEntry> all;
-    for (auto chapter : {&ch00::entries, &ch01::entries, &ch02::entries, &ch03::entries,
-                         &ch04::entries, &ch05::entries, &ch06::entries, &ch07::entries}) {
+    for (auto chapter :
+         {&ch00::entries, &ch01::entries, &ch02::entries, &ch03::entries, &ch04::entries,
+          &ch05::entries, &ch06::entries, &ch07::entries, &ch09::entries}) {
       for (KernelEntry& entry : chapter())
         all.push_back(std::move(entry));
     }
