@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "ch09.cuh"
+#include "ch09_entries.hpp"
 #include "choose.hpp"
-#include "forward.hpp"
 #include "normlab/kernel.hpp"
 #include "typed_call.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ch09.cuh"
-#include "forward.hpp"
+#include "ch09_entries.hpp"
 #include "normlab/device.hpp"
 #include "normlab/program.hpp"
 

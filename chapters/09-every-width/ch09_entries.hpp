@@ -1,4 +1,4 @@
-/// @file forward.hpp
+/// @file ch09_entries.hpp
 /// @brief Chapter 09's type-erased entry point and registry entries: the dispatcher
 /// (ch09_rmsnorm, ch09_layernorm, ch09_add_rmsnorm, ch09_add_layernorm, the default kernel of
 /// each op) and, for the chapter program's sweep, one entry per configuration.
