@@ -7,8 +7,6 @@
 // here names its own cap: __launch_bounds__(max_threads, min_blocks) promises min_blocks
 // blocks of max_threads an SM, so the compiler keeps a thread within
 // 65536 / (max_threads * min_blocks) registers.
-#include <stdexcept>
-
 #include "launch.cuh"
 #include "normlab/check.hpp"
 #include "row_norm.cuh"
@@ -27,33 +25,15 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tens
 }
 // [block]
 
-template <int kConfig, typename T, typename P, bool kCentre, bool kAdd>
-void launch(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  constexpr Config c = kConfigs[kConfig];
-  static_assert(c.kind == Kind::block);
-  norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned>
-      <<<choice.blocks, choice.threads, 0, stream>>>(t);
-}
-
-// The kernel of configuration kConfigs[choice.config]: one comparison per block configuration of
-// the table, each a kernel instantiated from the table's own numbers.
-template <int kConfig, typename T, typename P, bool kCentre, bool kAdd>
-void launch_one_of(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  if constexpr (kConfig == kConfigCount) {
-    throw std::logic_error("ch09::launch_block: not a block configuration");
-  } else {
-    if constexpr (kConfigs[kConfig].kind == Kind::block) {
-      if (choice.config == kConfig) return launch<kConfig, T, P, kCentre, kAdd>(t, choice, stream);
-    }
-    launch_one_of<kConfig + 1, T, P, kCentre, kAdd>(t, choice, stream);
-  }
-}
-
 }  // namespace
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  launch_one_of<0, T, P, kCentre, kAdd>(t, choice, stream);
+  with_config<Kind::block>(choice.config, [&]<int kConfig>() {
+    constexpr Config c = kConfigs[kConfig];
+    norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned>
+        <<<choice.blocks, choice.threads, 0, stream>>>(t);
+  });
   NORMLAB_CHECK_LAUNCH();
 }
 

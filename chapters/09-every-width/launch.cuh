@@ -7,12 +7,29 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+
 #include "ch07.cuh"
 #include "choose.hpp"
 
 namespace normlab::ch09 {
 
 using ch07::Tensors;
+
+/// Calls `launch.template operator()<kConfig>()` for kConfig = @p config, a configuration of
+/// kind kKind: one comparison per configuration of the table, each instantiating its kernel
+/// from the table's own numbers.
+template <Kind kKind, int kConfig = 0, typename Launch>
+void with_config(int config, Launch&& launch) {
+  if constexpr (kConfig == kConfigCount) {
+    throw std::logic_error("ch09: no configuration of this kind at that index");
+  } else {
+    if constexpr (kConfigs[kConfig].kind == kKind) {
+      if (config == kConfig) return launch.template operator()<kConfig>();
+    }
+    with_config<kKind, kConfig + 1>(config, launch);
+  }
+}
 
 /// Launches configuration kConfigs[choice.config] (a narrow one) as @p choice says.
 template <typename T, typename P, bool kCentre, bool kAdd>

@@ -5,8 +5,6 @@
 // that finishes after moving 2.3 KB. Here a group of kLanes lanes (a power of two, at most a
 // warp) holds one row in registers and reduces it with shuffles alone: no shared memory, no
 // barrier, and kNarrowThreads / kLanes rows per block.
-#include <stdexcept>
-
 #include "launch.cuh"
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
@@ -99,33 +97,15 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
 }
 // [narrow]
 
-template <int kConfig, typename T, typename P, bool kCentre, bool kAdd>
-void launch(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  constexpr Config c = kConfigs[kConfig];
-  static_assert(c.kind == Kind::narrow && c.max_threads == kNarrowThreads);
-  norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned>
-      <<<choice.blocks, choice.threads, 0, stream>>>(t);
-}
-
-// The kernel of configuration kConfigs[choice.config]: one comparison per narrow configuration of
-// the table, each a kernel instantiated from the table's own numbers.
-template <int kConfig, typename T, typename P, bool kCentre, bool kAdd>
-void launch_one_of(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  if constexpr (kConfig == kConfigCount) {
-    throw std::logic_error("ch09::launch_narrow: not a narrow configuration");
-  } else {
-    if constexpr (kConfigs[kConfig].kind == Kind::narrow) {
-      if (choice.config == kConfig) return launch<kConfig, T, P, kCentre, kAdd>(t, choice, stream);
-    }
-    launch_one_of<kConfig + 1, T, P, kCentre, kAdd>(t, choice, stream);
-  }
-}
-
 }  // namespace
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  launch_one_of<0, T, P, kCentre, kAdd>(t, choice, stream);
+  with_config<Kind::narrow>(choice.config, [&]<int kConfig>() {
+    constexpr Config c = kConfigs[kConfig];
+    norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned>
+        <<<choice.blocks, choice.threads, 0, stream>>>(t);
+  });
   NORMLAB_CHECK_LAUNCH();
 }
 

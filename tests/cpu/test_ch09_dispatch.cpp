@@ -78,20 +78,22 @@ TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1
   CHECK(chosen(problem(1, 16392, 2)) == "block8");
   CHECK(chosen(problem(1, 4096, 4)) == "block1");
   CHECK(chosen(problem(1, 4097, 2)) == "block4_any");
-  // Many rows (> 64): at most 512 threads a block, the fewest vectors a thread.
-  CHECK(chosen(problem(65, 4096, 2)) == "block2");
-  CHECK(choose(problem(65, 4096, 2)).threads == 256);
-  CHECK(chosen(problem(4096, 8192, 2)) == "block2");
-  CHECK(choose(problem(4096, 8192, 2)).threads == 512);
-  CHECK(chosen(problem(4096, 8200, 2)) == "block4");
-  CHECK(chosen(problem(16384, 16384, 2)) == "block4");
-  CHECK(choose(problem(16384, 16384, 2)).threads == 512);
-  CHECK(chosen(problem(4096, 16392, 2)) == "block8");
+  CHECK(chosen(problem(64, 4096, 2)) != chosen(problem(65, 4096, 2)));  // the few-rows edge
+  // Many rows (> 64): block8, 8 vectors a thread: the fewest threads, the most rows an SM.
+  CHECK(chosen(problem(65, 4096, 2)) == "block8");
+  CHECK(choose(problem(65, 4096, 2)).threads == 64);
+  CHECK(chosen(problem(4096, 1032, 2)) == "block8");  // 129 chunks: one warp a row
+  CHECK(choose(problem(4096, 1032, 2)).threads == 32);
+  CHECK(choose(problem(4096, 8192, 2)).threads == 128);
+  CHECK(choose(problem(4096, 8200, 2)).threads == 160);  // 1025 chunks / 8, in whole warps
+  CHECK(chosen(problem(16384, 16384, 2)) == "block8");
+  CHECK(choose(problem(16384, 16384, 2)).threads == 256);
   CHECK(chosen(problem(4096, 24576, 2)) == "block8");
   CHECK(choose(problem(4096, 24576, 2)).threads == 384);
-  CHECK(chosen(problem(2048, 8192, 4)) == "block4");
-  CHECK(chosen(problem(4096, 5000, 2)) == "block2");  // 625 chunks, whole: aligned
+  CHECK(chosen(problem(2048, 8192, 4)) == "block8");
+  CHECK(chosen(problem(4096, 5000, 2)) == "block8");  // 625 chunks, whole: aligned
   CHECK(chosen(problem(4096, 4097, 2)) == "block4_any");
+  CHECK(chosen(problem(4096, 16384, 2)) == "block8");
   CHECK(chosen(problem(4096, 16384, 2, 3)) == "wide");  // 2049 chunks misaligned
   CHECK(choose(problem(4096, 4096, 2)).blocks == 4096);
 }
