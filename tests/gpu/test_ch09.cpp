@@ -15,6 +15,7 @@
 #include "ch09_entries.hpp"
 #include "choose.hpp"
 #include "grading.hpp"
+#include "hand_case.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/kernel.hpp"
@@ -28,10 +29,7 @@ using norm_cases::require_all_pass;
 
 constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
 
-struct DTypes {
-  DType dtype;
-  DType weight_dtype;
-};
+using hand_case::DTypes;
 constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},
                               {DType::f16, DType::f16},
                               {DType::f16, DType::f32},
@@ -135,6 +133,54 @@ TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, s
       }
       INFO(variant.name);
       require_all_pass(dispatcher(op), cases);
+    }
+  }
+}
+
+TEST_CASE("each tensor with its own stride and alignment", "[ch09]") {
+  // x, residual, y and h each strided and shifted differently (x sets the chunk grid, the
+  // others move element by element where their alignment differs), on narrow rows, odd rows
+  // for block4_any, and the same strides with every base aligned (the aligned kernels).
+  auto dispatcher_call = [](const NormCall& call, cudaStream_t stream) {
+    ch09::forward(call, stream);
+  };
+  std::uint64_t seed = 9800;
+  for (Op op : kOps) {
+    for (const DTypes& types : kDTypes) {
+      for (std::int64_t cols : {1, 13, 576, 1000, 1031, 4099}) {
+        for (bool in_place : {false, true}) {
+          const hand_case::HandCase shifted{.op = op,
+                                            .types = types,
+                                            .rows = 37,
+                                            .cols = cols,
+                                            .x = {.pad = 3, .misalign = 1},
+                                            .residual = {.pad = 0, .misalign = 2},
+                                            .y = {.pad = 8, .misalign = 0},
+                                            .residual_out = {.pad = 1, .misalign = 3},
+                                            .weight_misalign = 1,
+                                            .residual_in_place = in_place,
+                                            .seed = seed++};
+          const hand_case::HandCase aligned{.op = op,
+                                            .types = types,
+                                            .rows = 37,
+                                            .cols = cols / 8 * 8 + 8,
+                                            .x = {.pad = 8},
+                                            .residual = {.pad = 16},
+                                            .y = {.pad = 0},
+                                            .residual_out = {.pad = 24},
+                                            .residual_in_place = in_place,
+                                            .seed = seed++};
+          for (const hand_case::HandCase& hc : {shifted, aligned}) {
+            const hand_case::HandResult result = hand_case::run_by_hand(
+                hc, rounding_for(types.dtype), dispatcher_call, "ch09::forward");
+            INFO(name_of(op) << " " << name_of(types.dtype) << " weight "
+                             << name_of(types.weight_dtype) << " cols " << hc.cols
+                             << (in_place ? " in place" : "") << "\n"
+                             << result.describe());
+            CHECK(result.passed());
+          }
+        }
+      }
     }
   }
 }
