@@ -538,6 +538,85 @@ def ch08_column_sums():
     return fig
 
 
+# ---------------------------------------------------------------- 09
+
+
+def ch09_every_width():
+    """Narrow rows: a group of lanes per row; and the table that maps a row to its kernel."""
+    fig = Figure(470, "Chapter 09: a group of lanes per narrow row, and a kernel per width")
+    lanes_per_row, warp = 8, 32
+    heading(fig, 20, f"Narrow rows: one warp holds {warp // lanes_per_row} rows, "
+            f"{lanes_per_row} lanes each (narrow8x2); the butterfly stays inside the group")
+    x0, y0, cell = 40, 50, 21
+    offsets = [lanes_per_row // 2 ** k for k in range(1, int(math.log2(lanes_per_row)) + 1)]
+    for lane in range(warp):
+        group = lane // lanes_per_row
+        fig.rect(x0 + lane * cell, y0, cell, 24, fill=THREAD[group], stroke="white")
+        fig.text(x0 + lane * cell + cell / 2, y0 + 16, lane, size=9, anchor="middle",
+                 fill="white")
+    for group in range(warp // lanes_per_row):
+        fig.text(x0 + (group + 0.5) * lanes_per_row * cell, y0 + 40, f"row r + {group}",
+                 size=11, anchor="middle")
+    # The exchanges of lane 0's group at every offset: lane XOR offset, never past the group.
+    for level, offset in enumerate(offsets):
+        y = y0 + 62 + 22 * level
+        fig.text(x0 - 30, y + 4, f"^{offset}", size=10, fill="#555")
+        for lane in range(lanes_per_row):
+            partner = lane ^ offset
+            if partner > lane:
+                xa, xb = x0 + (lane + 0.5) * cell, x0 + (partner + 0.5) * cell
+                fig.line(xa, y, xb, y, stroke=THREAD[0], width=1.5)
+    wrong = 2 * lanes_per_row
+    y = y0 + 62 + 22 * len(offsets)
+    fig.text(x0 - 30, y + 4, f"^{lanes_per_row}", size=10, fill=BARRIER)
+    for lane in range(lanes_per_row):
+        xa, xb = x0 + (lane + 0.5) * cell, x0 + ((lane ^ lanes_per_row) + 0.5) * cell
+        fig.line(xa, y, xb, y, stroke=BARRIER, width=1.0, dash="3,2")
+    fig.text(x0 + wrong * cell + 10, y + 4, f"a sum over {wrong} lanes crosses into row r + 1: "
+             "the known-wrong kernel", size=10, fill=BARRIER)
+    fig.text(x0, y + 26, f"group_sum<{lanes_per_row}>: offsets {', '.join(map(str, offsets))}; "
+             "no shared memory, no __syncthreads, 256 / lanes rows a block", size=11)
+    # The decision table on bf16 rows (8 elements a 16-byte chunk), by width.
+    per_chunk = 8
+    narrow_cols = 1024
+    many = [("block8", 8 * 384)]
+    few = [("block1", 1 * 1024), ("block2", 2 * 1024), ("block8", 8 * 384)]
+    top = 250
+    heading(fig, top, "Which kernel a bf16 row gets (aligned rows; chunk = 8 elements)")
+    span = 32768
+    scale = 540 / math.log2(span)
+
+    def at(cols):
+        return 170 + math.log2(cols) * scale
+
+    for i, (label, blocks) in enumerate([("rows > 64", many), ("rows <= 64", few)]):
+        yy = top + 24 + 50 * i
+        fig.text(20, yy + 16, label, size=11)
+        fig.rect(at(1), yy, at(narrow_cols) - at(1), 22, fill=THREAD[2], stroke="white")
+        fig.text((at(1) + at(narrow_cols)) / 2, yy + 15, "narrow: lanes per row", size=10,
+                 anchor="middle", fill="white")
+        start = narrow_cols
+        for k, (name, chunks) in enumerate(blocks):
+            end = chunks * per_chunk
+            if end <= start:
+                continue
+            fig.rect(at(start), yy, at(end) - at(start), 22, fill=THREAD[1 + 2 * k % 6],
+                     stroke="white")
+            fig.text((at(start) + at(end)) / 2, yy + 15, name, size=10, anchor="middle",
+                     fill="white")
+            fig.text(at(end), yy + 34, f"{end}", size=9, anchor="middle", fill="#555")
+            start = end
+        fig.rect(at(start), yy, at(span) - at(start), 22, fill="#bbb", stroke="white")
+        fig.text((at(start) + at(span)) / 2, yy + 15, "ch07", size=10, anchor="middle")
+    fig.text(20, top + 142, "Columns on a log scale. Many rows: 8 vectors a thread, the fewest "
+             "threads a row, so the most rows in an SM's registers;", size=11)
+    fig.text(20, top + 158, "few rows: up to 1024 threads, one vector a thread while it "
+             "fits, so one row's critical path is one load, one reduction, one store.", size=11)
+    fig.text(20, top + 174, "Misaligned or odd-width rows take the *_any kernels "
+             "(narrow to 1024 columns, block4_any to 2048 chunks).", size=11)
+    return fig
+
+
 FIGURES = {
     "ch00_idea.svg": ch00_roofline,
     "ch01_idea.svg": ch01_thread_per_row,
@@ -548,6 +627,7 @@ FIGURES = {
     "ch06_idea.svg": ch06_residual_fusion,
     "ch07_idea.svg": ch07_chunks,
     "ch08_idea.svg": ch08_column_sums,
+    "ch09_idea.svg": ch09_every_width,
 }
 
 

@@ -19,35 +19,12 @@
 #include "ch07.cuh"
 
 #include "dispatch.cuh"
-#include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
+#include "validate.hpp"
 
 namespace normlab::ch07 {
 
 namespace {
-
-// [validate]
-// The checks of every launcher, before anything is launched: a shape, eps, and each tensor
-// the op reads or writes non-null (when rows > 0), with a stride of at least cols and aligned
-// to its element; the parameters aligned to theirs.
-template <typename T, typename P>
-void validate(const char* fn, const Tensors<T, P>& t, bool add) {
-  validate_shape(fn, t.rows, t.cols);
-  validate_eps(fn, t.eps);
-  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
-    validate_tensor(fn, name, data, t.rows, t.cols, stride);
-    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
-  };
-  tensor("x", t.x, t.x_stride);
-  tensor("y", t.y, t.y_stride);
-  if (add) {
-    tensor("residual", t.residual, t.residual_stride);
-    tensor("residual_out", t.residual_out, t.residual_out_stride);
-  }
-  validate_alignment(fn, "weight", t.weight, 0, sizeof(P), sizeof(P));
-  validate_alignment(fn, "bias", t.bias, 0, sizeof(P), sizeof(P));
-}
-// [validate]
 
 // Validates, then launches with the fields the op does not use cleared: the residual tensors
 // unless it adds, the bias unless it centres.

@@ -132,27 +132,32 @@ __device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], int lead, s
 // block is sized to the row's chunks; blocks loop over rows, so any number of rows fits the
 // grid; the scale may be (1 + w); and LayerNorm's statistics come from two passes over the
 // registers instead of Welford's moments (row_statistics says why).
+// (Chapter 09 launches the same row with other register caps: norm_row_in_registers.)
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  const auto row = row_of<kAligned>(t, r);
+  Vector<T> h[kVectors];  // x, or x + residual rounded to T
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+    h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
+    if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
+  }
+  const Statistics s = row_statistics<kCentre, kAligned>(h, row.lead, t.cols, t.eps);
+  write_statistics(t, r, s, kCentre);
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+    normalise_and_store(t, row, first, s, h[v]);
+  }
+}
+
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
 __global__ void __launch_bounds__(kMostThreads<kVectors>, 1)
     norm_in_registers(const Tensors<T, P> t) {
-  constexpr int kWidth = Vector<T>::kWidth;
-  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
-    const auto row = row_of<kAligned>(t, r);
-    Vector<T> h[kVectors];  // x, or x + residual rounded to T
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v) {
-      const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
-      h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
-      if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
-    }
-    const Statistics s = row_statistics<kCentre, kAligned>(h, row.lead, t.cols, t.eps);
-    write_statistics(t, r, s, kCentre);
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v) {
-      const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
-      normalise_and_store(t, row, first, s, h[v]);
-    }
-  }
+  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x)
+    norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(t, r);
 }
 // [kernel]
 

@@ -1,8 +1,9 @@
 /// @file reduce.cuh
 /// @brief Warp and block all-reduce, taught in chapter 03 and reused from chapter 04 on.
 ///
-/// Contract of every function here: all threads of the warp (warp_*) or of the block (block_*)
-/// call it with their value, and every one of them gets the combined result back. blockDim.x is
+/// Contract of every function here: all threads of the warp (warp_*, group_*) or of the block
+/// (block_*) call it with their value, and every one of them gets the combined result back (of
+/// its group of lanes, for group_*). blockDim.x is
 /// a whole number of warps (at most 32 of them). The block versions park one value per warp in
 /// shared memory and synchronise twice: after the slots are written, and after they are read,
 /// so a kernel may call them any number of times in a row. combine must be associative and
@@ -58,6 +59,29 @@ __device__ __forceinline__ T warp_reduce(T value, Combine combine) {
 __device__ __forceinline__ float warp_sum(float value) {
   return warp_reduce(value, Plus{});
 }
+
+// [group_reduce]
+/// The same butterfly on each group of kLanes neighbouring lanes (a power of two up to 32; lane
+/// l belongs to group l / kLanes): XOR with an offset below kLanes never leaves the group, so
+/// after offset 1 every lane holds the combine of its own group's kLanes lanes and nothing of
+/// its neighbours'. All 32 lanes of the warp call it (the shuffles name the full mask). Taught
+/// in chapter 09, where a group holds one row.
+template <int kLanes, typename T, typename Combine>
+__device__ __forceinline__ T group_reduce(T value, Combine combine) {
+  static_assert(kLanes > 0 && kLanes <= kWarpSize && (kLanes & (kLanes - 1)) == 0,
+                "a group is a power of two of at most 32 lanes");
+#pragma unroll
+  for (int lane_mask = kLanes / 2; lane_mask > 0; lane_mask /= 2)
+    value = combine(value, shuffle_xor(value, lane_mask));
+  return value;
+}
+
+/// The group's total, in every lane of the group.
+template <int kLanes>
+__device__ __forceinline__ float group_sum(float value) {
+  return group_reduce<kLanes>(value, Plus{});
+}
+// [group_reduce]
 
 // [block_reduce]
 /// Two levels: each warp reduces in registers, lane 0 parks the warp's result in its slot, and

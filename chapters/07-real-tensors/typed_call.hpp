@@ -1,0 +1,58 @@
+/// @file typed_call.hpp
+/// @brief From a registry call (NormCall, type-erased) to chapter 07's typed Tensors: shared by
+/// every chapter whose launchers take them (07, 09).
+#pragma once
+
+#include <string>
+
+#include "ch07.cuh"
+#include "normlab/check.hpp"
+#include "normlab/kernel.hpp"
+
+namespace normlab::ch07 {
+
+template <typename T, typename P>
+Tensors<T, P> tensors_of(const NormCall& call) {
+  return {.x = static_cast<const T*>(call.x),
+          .x_stride = call.x_stride,
+          .residual = static_cast<const T*>(call.residual),
+          .residual_stride = call.residual_stride,
+          .y = static_cast<T*>(call.y),
+          .y_stride = call.y_stride,
+          .residual_out = static_cast<T*>(call.residual_out),
+          .residual_out_stride = call.residual_out_stride,
+          .weight = static_cast<const P*>(call.weight),
+          .bias = static_cast<const P*>(call.bias),
+          .weight_plus_one = call.weight_plus_one,
+          .mean = call.mean,
+          .rstd = call.rstd,
+          .rows = call.rows,
+          .cols = call.cols,
+          .eps = call.eps};
+}
+
+/// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
+/// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
+template <typename Launch>
+void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
+  check_argument(call.op == Op::rmsnorm || call.op == Op::layernorm || is_add(call.op), fn, "op",
+                 std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
+                     name_of(call.op) + ")");
+  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
+                 "weight_dtype",
+                 std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
+                     " with " + name_of(call.dtype) + " inputs)");
+  const bool fp32_parameters = call.weight_dtype == DType::f32;
+  switch (call.dtype) {
+    case DType::f32:
+      return launch(tensors_of<float, float>(call));
+    case DType::f16:
+      return fp32_parameters ? launch(tensors_of<__half, float>(call))
+                             : launch(tensors_of<__half, __half>(call));
+    case DType::bf16:
+      return fp32_parameters ? launch(tensors_of<__nv_bfloat16, float>(call))
+                             : launch(tensors_of<__nv_bfloat16, __nv_bfloat16>(call));
+  }
+}
+
+}  // namespace normlab::ch07

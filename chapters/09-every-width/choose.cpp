@@ -1,0 +1,124 @@
+// Chapter 09's decision table (choose.hpp): pure host code, no CUDA, so that every boundary
+// of the table is tested on any machine.
+#include "choose.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <initializer_list>
+#include <string>
+
+namespace normlab::ch09 {
+
+namespace {
+
+constexpr int kWarp = 32;
+
+unsigned int grid_of(std::int64_t blocks) {
+  return static_cast<unsigned int>(std::clamp<std::int64_t>(blocks, 1, INT_MAX));
+}
+
+}  // namespace
+
+std::int64_t chunks_held(const Config& config) {
+  switch (config.kind) {
+    case Kind::narrow:
+      return static_cast<std::int64_t>(config.lanes) * config.vectors;
+    case Kind::block:
+      return static_cast<std::int64_t>(config.max_threads) * config.vectors;
+    default:
+      return 0;
+  }
+}
+
+int config_index(const std::string& name) {
+  for (int i = 0; i < kConfigCount; ++i) {
+    if (name == kConfigs[i].name) return i;
+  }
+  return -1;
+}
+
+Choice configure(int index, const Problem& p) {
+  const Config& config = kConfigs[index];
+  Choice choice{.config = index};
+  if (config.kind == Kind::wide) return choice;
+  if (config.aligned && !p.aligned) {
+    choice.why = std::string("refused: ") + config.name + " needs rows of whole aligned vectors";
+    return choice;
+  }
+  if (p.chunks > chunks_held(config)) {
+    choice.why = std::string("refused: ") + config.name + " holds " +
+                 std::to_string(chunks_held(config)) + " chunks of a row, the row spans " +
+                 std::to_string(p.chunks);
+    return choice;
+  }
+  if (config.kind == Kind::narrow) {
+    const int rows_per_block = kNarrowThreads / config.lanes;
+    choice.threads = kNarrowThreads;
+    choice.blocks = grid_of((p.rows + rows_per_block - 1) / rows_per_block);
+  } else {
+    // Whole warps, enough for every chunk when each thread keeps `vectors` of them.
+    const std::int64_t threads = (p.chunks + config.vectors - 1) / config.vectors;
+    choice.threads = static_cast<unsigned int>((threads + kWarp - 1) / kWarp * kWarp);
+    choice.blocks = grid_of(p.rows);
+  }
+  return choice;
+}
+
+// [choose]
+// The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements):
+//  1. cols <= 1024: the narrow configuration with the fewest lanes x vectors that hold the row.
+//     A block per row would give a 576-wide bf16 row (72 chunks) 96 threads, 24 of them idle,
+//     and two barriers per reduction; a group of lanes per row keeps lanes busy and reduces
+//     with shuffles alone.
+//  2. rows <= 64 (decode): one block per row with as few vectors a thread as fit 1024 threads,
+//     so the row is split over as many threads as a block has and the critical path is one
+//     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
+//     block2 to 2048, block8 to 3072; misaligned rows block4_any to 2048.
+//  3. many rows: one row per block of block8 (8 vectors a thread, at most 384 threads), the
+//     configuration that fits the most rows in an SM's registers. A row held in registers costs
+//     its data (a 16 KB bf16 row is 4096 registers whatever the split) plus every thread's own
+//     addresses and counters (some 40 registers), so the fewer threads a row is split over, the
+//     more rows an SM holds, and the more of them are loading while others reduce and store.
+//     Built, block8 uses 120 registers a thread on bf16 RMSNorm: at 8192 columns 128 threads,
+//     15.4K registers a row, 4 rows an SM, where chapter 07's 256 threads at 72 registers held 3;
+//     at 16384 columns 2 rows where chapter 07 held 1. Misaligned rows: block4_any to 2048 chunks.
+//  4. wider: chapter 07's launcher (its own 8-vector kernel, then streaming).
+Choice choose(const Problem& p) {
+  const bool few = p.rows <= kFewRows;
+  auto first_that_holds = [&](std::initializer_list<const char*> names, unsigned int most_threads,
+                              const char* rule) {
+    for (const char* name : names) {
+      Choice choice = configure(config_index(name), p);
+      if (choice.why.empty() && choice.threads <= most_threads) {
+        choice.why = std::string(rule) + ": " + name + " holds the row's " +
+                     std::to_string(p.chunks) + " chunks";
+        return choice;
+      }
+    }
+    return Choice{.config = -1};
+  };
+  Choice choice{.config = -1};
+  if (p.cols <= kNarrowCols) {
+    choice = first_that_holds(
+        {"narrow8x2", "narrow32x2", "narrow32x3", "narrow32x4", "narrow32x8", "narrow8x2_any",
+         "narrow32x2_any", "narrow32x3_any", "narrow32x4_any", "narrow32x8_any"},
+        kNarrowThreads, "narrow row (cols <= 1024), a group of lanes per row");
+  }
+  if (choice.config < 0 && few) {
+    choice = first_that_holds({"block1", "block2", "block8", "block4_any"}, 1024,
+                              "few rows (<= 64), a row split over up to 1024 threads");
+  }
+  if (choice.config < 0) {
+    choice = first_that_holds({"block8", "block4_any"}, 512,
+                              "many rows, one row per block, the fewest threads a row");
+  }
+  if (choice.config < 0) {
+    choice = configure(config_index("wide"), p);
+    choice.why =
+        "wider than the table (" + std::to_string(p.chunks) + " chunks): chapter 07's launcher";
+  }
+  return choice;
+}
+// [choose]
+
+}  // namespace normlab::ch09

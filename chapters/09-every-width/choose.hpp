@@ -1,0 +1,98 @@
+/// @file choose.hpp
+/// @brief Chapter 09's decision table: which kernel and launch configuration run a norm of a
+/// given shape, dtype and alignment. A pure host function, tested without a GPU
+/// (tests/cpu/test_ch09_dispatch.cpp); ch09.cu launches what it returns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace normlab::ch09 {
+
+/// Every compiled configuration. Narrow: a group of `lanes` lanes (a power of two, at most a
+/// warp) per row, each lane keeping `vectors` 16-byte vectors of the row, kNarrowThreads /
+/// lanes rows per block. Block: one row per block of up to `max_threads` threads, each keeping
+/// `vectors` vectors, registers capped by __launch_bounds__(max_threads, min_blocks) so that
+/// min_blocks blocks of max_threads fit an SM's 65536 registers. Wide: chapter 07's launcher
+/// (rows too wide for this table; its streaming kernel).
+enum class Kind { narrow, block, wide };
+
+struct Config {
+  Kind kind;
+  int lanes;        ///< narrow: lanes per row
+  int vectors;      ///< 16-byte vectors per thread
+  int max_threads;  ///< block: threads per block at most (narrow: kNarrowThreads)
+  int min_blocks;   ///< blocks per SM that __launch_bounds__ guarantees registers for
+  bool aligned;     ///< compiled for rows that are whole aligned vectors only
+  const char* name;
+};
+
+inline constexpr int kNarrowThreads = 256;
+
+// [table]
+// The configurations, as compiled (narrow.cu and block.cu instantiate a kernel for each; the
+// chapter program's sweep entries `ch09_<op>@<name>` run each one alone). Register budget:
+// __launch_bounds__(max_threads, min_blocks) shares an SM's 65536 registers among
+// min_blocks * max_threads threads, so a narrow block of 256 threads may use 64 registers a
+// thread at 4 blocks an SM, 85 at 3, 128 at 2, 255 at 1; a block of 1024 threads 64; of 512 128; of
+// 384 170. A 16-byte vector is 4 registers, and with a 16-bit row and fp32 parameters every chunk
+// also needs 8 fp32 scales (and shifts): the budgets below are the smallest that compile
+// without spilling (the build fails on a spill: -Xptxas=-warn-spills with -Werror).
+inline constexpr Config kConfigs[] = {
+    {Kind::narrow, 8, 2, kNarrowThreads, 4, true, "narrow8x2"},
+    {Kind::narrow, 32, 2, kNarrowThreads, 4, true, "narrow32x2"},
+    {Kind::narrow, 32, 3, kNarrowThreads, 4, true, "narrow32x3"},
+    {Kind::narrow, 32, 4, kNarrowThreads, 2, true, "narrow32x4"},
+    {Kind::narrow, 32, 8, kNarrowThreads, 1, true, "narrow32x8"},
+    {Kind::narrow, 8, 2, kNarrowThreads, 4, false, "narrow8x2_any"},
+    {Kind::narrow, 32, 2, kNarrowThreads, 4, false, "narrow32x2_any"},
+    {Kind::narrow, 32, 3, kNarrowThreads, 3, false, "narrow32x3_any"},
+    {Kind::narrow, 32, 4, kNarrowThreads, 1, false, "narrow32x4_any"},
+    {Kind::narrow, 32, 8, kNarrowThreads, 1, false, "narrow32x8_any"},
+    {Kind::block, 0, 1, 1024, 1, true, "block1"},
+    {Kind::block, 0, 2, 1024, 1, true, "block2"},
+    {Kind::block, 0, 4, 512, 1, true, "block4"},
+    {Kind::block, 0, 8, 384, 1, true, "block8"},
+    {Kind::block, 0, 4, 512, 1, false, "block4_any"},
+    {Kind::wide, 0, 0, 0, 0, false, "wide"},
+};
+// [table]
+inline constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
+
+/// What the dispatcher knows of a call.
+struct Problem {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  int element_bytes = 2;    ///< 4, 2
+  bool aligned = true;      ///< every row of every tensor a whole number of aligned vectors
+  std::int64_t chunks = 0;  ///< the most 16-byte chunks a row of x spans (misalignment included)
+};
+
+/// The decision: a configuration (an index into kConfigs), its launch, and why.
+struct Choice {
+  int config = 0;
+  unsigned int threads = 0;  ///< per block
+  unsigned int blocks = 0;   ///< grid; blocks loop over rows beyond it
+  std::string why;
+};
+
+/// Rows this many or fewer are "few": latency, not bandwidth, is the measure.
+inline constexpr std::int64_t kFewRows = 64;
+/// Rows this wide or narrower go to the narrow kernels (when their chunks fit one).
+inline constexpr std::int64_t kNarrowCols = 1024;
+
+/// The dispatcher's table (choose.cpp says each rule's reason).
+Choice choose(const Problem& p);
+
+/// The launch of configuration @p config on @p p, or an empty `why`'s opposite: a Choice whose
+/// `why` starts with "refused:" when the configuration cannot hold the row (the sweep entries).
+Choice configure(int config, const Problem& p);
+
+/// The index in kConfigs of the configuration called @p name, or -1.
+int config_index(const std::string& name);
+
+/// The most 16-byte chunks a row of configuration @p config holds (0: any, for wide).
+std::int64_t chunks_held(const Config& config);
+
+}  // namespace normlab::ch09

@@ -1,0 +1,96 @@
+// Chapter 09's registry entries: the dispatcher for each op, and the sweep's entries that force
+// one configuration each.
+#include <string>
+#include <vector>
+
+#include "ch09.cuh"
+#include "ch09_entries.hpp"
+#include "choose.hpp"
+#include "normlab/kernel.hpp"
+#include "typed_call.hpp"
+
+namespace normlab::ch09 {
+
+namespace {
+
+constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
+
+// Chapter 07's capabilities: every kernel of the table takes what chapter 07's take (its tensor
+// I/O and arithmetic are chapter 07's), and rows wider than the table go to chapter 07.
+Capabilities every_tensor() {
+  return {.dtypes = {DType::f32, DType::f16, DType::bf16},
+          .fp32_parameters = true,
+          .optional_parameters = true,
+          .weight_plus_one = true,
+          .in_place = true,
+          .writes_statistics = true};
+}
+
+}  // namespace
+
+void forward(const NormCall& call, cudaStream_t stream, const char* config) {
+  ch07::with_typed_tensors("ch09::forward", call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        return rmsnorm(t, stream, config);
+      case Op::layernorm:
+        return layernorm(t, stream, config);
+      case Op::add_rmsnorm:
+        return add_rmsnorm(t, stream, config);
+      default:
+        return add_layernorm(t, stream, config);
+    }
+  });
+}
+
+std::vector<KernelEntry> entries() {
+  // In place: the narrow kernel, like chapter 07's, loads every chunk of a row into registers
+  // before its group's reductions and stores after them, and a row belongs to one group; the
+  // block kernels are chapter 07's row; the wide rows are chapter 07's launcher.
+  std::vector<KernelEntry> entries;
+  for (Op op : kOps) {
+    entries.push_back(
+        {.name = std::string("ch09_") + name_of(op),
+         .chapter = 9,
+         .summary = "the dispatcher: a kernel per rows, width, dtype, alignment",
+         .op = op,
+         .can = every_tensor(),
+         .launch = [](const NormCall& call, cudaStream_t stream) { forward(call, stream); },
+         .default_for_op = true});
+  }
+  return entries;
+}
+
+std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype) {
+  const int element_bytes = static_cast<int>(size_of(dtype));
+  const int width = 16 / element_bytes;
+  const Problem p{.rows = rows,
+                  .cols = cols,
+                  .element_bytes = element_bytes,
+                  .aligned = cols % width == 0,
+                  .chunks = (cols + width - 1) / width};
+  std::vector<KernelEntry> entries;
+  for (Op op : kOps) {
+    for (const Config& config : kConfigs) {
+      if (config.kind == Kind::wide) continue;  // chapter 07's kernels, in its own program
+      const Choice choice = configure(config_index(config.name), p);
+      if (!choice.why.empty()) continue;
+      Capabilities can = every_tensor();
+      can.dtypes = {dtype};
+      can.alignment_bytes = 16;
+      can.max_cols = chunks_held(config) * width;
+      const char* name = config.name;
+      entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,
+                         .chapter = 9,
+                         .summary = std::to_string(choice.threads) + " threads a block",
+                         .op = op,
+                         .can = can,
+                         .launch = [name](const NormCall& call, cudaStream_t stream) {
+                           forward(call, stream, name);
+                         }});
+    }
+  }
+  return entries;
+}
+
+}  // namespace normlab::ch09

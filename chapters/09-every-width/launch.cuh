@@ -1,0 +1,55 @@
+/// @file launch.cuh
+/// @brief Chapter 09's kernel launches, one per kind of configuration: narrow.cu (a group of
+/// lanes per row) and block.cu (a row per block, registers capped). ch09.cu picks which.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+#include "ch07.cuh"
+#include "choose.hpp"
+
+namespace normlab::ch09 {
+
+using ch07::Tensors;
+
+/// Calls `launch.template operator()<kConfig>()` for kConfig = @p config, a configuration of
+/// kind kKind: one comparison per configuration of the table, each instantiating its kernel
+/// from the table's own numbers.
+template <Kind kKind, int kConfig = 0, typename Launch>
+void with_config(int config, Launch&& launch) {
+  if constexpr (kConfig == kConfigCount) {
+    throw std::logic_error("ch09: no configuration of this kind at that index");
+  } else {
+    if constexpr (kConfigs[kConfig].kind == kKind) {
+      if (config == kConfig) return launch.template operator()<kConfig>();
+    }
+    with_config<kKind, kConfig + 1>(config, launch);
+  }
+}
+
+/// Launches configuration kConfigs[choice.config] (a narrow one) as @p choice says.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
+
+/// Launches configuration kConfigs[choice.config] (a block one) as @p choice says.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
+
+}  // namespace normlab::ch09
+
+// Every op (kCentre, kAdd) for every dtype pairing of chapter 07: X(T, P, kCentre, kAdd).
+#define NORMLAB_CH09_FOR_EACH_OP(X, T, P) \
+  X(T, P, false, false)                   \
+  X(T, P, true, false)                    \
+  X(T, P, false, true)                    \
+  X(T, P, true, true)
+#define NORMLAB_CH09_FOR_EACH_CALL(X)                       \
+  NORMLAB_CH09_FOR_EACH_OP(X, float, float)                 \
+  NORMLAB_CH09_FOR_EACH_OP(X, __half, __half)               \
+  NORMLAB_CH09_FOR_EACH_OP(X, __half, float)                \
+  NORMLAB_CH09_FOR_EACH_OP(X, __nv_bfloat16, __nv_bfloat16) \
+  NORMLAB_CH09_FOR_EACH_OP(X, __nv_bfloat16, float)

@@ -1,0 +1,117 @@
+// Chapter 09, narrow rows: several rows per block, a group of lanes per row.
+//
+// Chapter 07 gives each row a block sized to it. A 576-wide bf16 row is 72 chunks: a block of
+// 96 threads (three warps, 24 of them idle), two __syncthreads() per reduction, and a block
+// that finishes after moving 2.3 KB. Here a group of kLanes lanes (a power of two, at most a
+// warp) holds one row in registers and reduces it with shuffles alone: no shared memory, no
+// barrier, and kNarrowThreads / kLanes rows per block.
+#include "launch.cuh"
+#include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+#include "row_norm.cuh"
+
+namespace normlab::ch09 {
+
+namespace {
+
+using ch07::chunk_start;
+using ch07::in_row;
+using ch07::Statistics;
+using device::group_sum;
+using device::load_chunk;
+using device::to_float;
+using device::Vector;
+
+// [group_statistics]
+// Chapter 07's two passes over the registers (row_statistics), summed over the row's group of
+// lanes instead of the block: lane l of the group keeps chunks l, l + kLanes, ...
+template <int kLanes, bool kCentre, int kVectors, typename T>
+__device__ Statistics group_statistics(const Vector<T> (&h)[kVectors], int lane, int lead,
+                                       std::int64_t cols, float eps) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float mean = 0.0f;
+  if constexpr (kCentre) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j)
+        sum += to_float(h[v].element[j]);
+    }
+    mean = group_sum<kLanes>(sum) / static_cast<float>(cols);
+  }
+  float squares = 0.0f;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, lead);
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const float d = in_row(first + j, cols) ? to_float(h[v].element[j]) - mean : 0.0f;
+      squares += d * d;
+    }
+  }
+  return {mean, rsqrtf(group_sum<kLanes>(squares) / static_cast<float>(cols) + eps)};
+}
+// [group_statistics]
+
+// [narrow]
+// What changed from chapter 07's norm_in_registers: the block holds kNarrowThreads / kLanes
+// rows, one per group of kLanes lanes, and the statistics are summed over the group
+// (group_statistics) with shuffles only. The shuffles name the whole warp, so every lane of it
+// must reach them the same number of times: the loop walks blocks of rows, and a group past
+// the last row loads nothing (cols 0: every chunk reads as zero), computes, and stores nothing.
+// Registers: __launch_bounds__(256, kMinBlocks) caps a thread at 65536 / (256 * kMinBlocks),
+// so at least kMinBlocks blocks, kMinBlocks * 256 / kLanes rows, fit an SM.
+template <typename T, typename P, int kLanes, int kVectors, int kMinBlocks, bool kCentre, bool kAdd,
+          bool kAligned>
+__global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const Tensors<T, P> t) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  constexpr int kRowsPerBlock = kNarrowThreads / kLanes;
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int group = static_cast<int>(threadIdx.x) / kLanes;
+  for (std::int64_t first_row = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock;
+       first_row < t.rows; first_row += static_cast<std::int64_t>(gridDim.x) * kRowsPerBlock) {
+    const std::int64_t r = first_row + group;
+    const bool live = r < t.rows;
+    const auto row = ch07::row_of<kAligned>(t, live ? r : first_row);
+    const std::int64_t cols = live ? t.cols : 0;
+    Vector<T> h[kVectors];  // x, or x + residual rounded to T
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, row.lead);
+      h[v] = load_chunk<kAligned>(row.x, first, cols, true);
+      if (kAdd && live) h[v] = ch07::add_residual(t, row, first, h[v]);
+    }
+    const Statistics s = group_statistics<kLanes, kCentre>(h, lane, row.lead, t.cols, t.eps);
+    if (!live) continue;
+    if (lane == 0) {
+      if (kCentre && t.mean != nullptr) t.mean[r] = s.mean;
+      if (t.rstd != nullptr) t.rstd[r] = s.rstd;
+    }
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, row.lead);
+      ch07::normalise_and_store(t, row, first, s, h[v]);
+    }
+  }
+}
+// [narrow]
+
+}  // namespace
+
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
+  with_config<Kind::narrow>(choice.config, [&]<int kConfig>() {
+    constexpr Config c = kConfigs[kConfig];
+    norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned>
+        <<<choice.blocks, choice.threads, 0, stream>>>(t);
+  });
+  NORMLAB_CHECK_LAUNCH();
+}
+
+#define NORMLAB_CH09_NARROW(T, P, kCentre, kAdd)                                        \
+  template void launch_narrow<T, P, kCentre, kAdd>(const Tensors<T, P>&, const Choice&, \
+                                                   cudaStream_t);
+NORMLAB_CH09_FOR_EACH_CALL(NORMLAB_CH09_NARROW)
+
+}  // namespace normlab::ch09

@@ -1,0 +1,149 @@
+// Chapter 09's decision table on the CPU: choose() on both sides of every boundary, the launch
+// it returns, the refusals of a forced configuration, and chapter 09 as every op's default.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "choose.hpp"
+#include "registry.hpp"
+
+namespace {
+
+using namespace normlab::ch09;
+
+// A rows x cols problem of @p element_bytes elements, aligned unless @p lead elements of its
+// first chunk lie before the row (chapter 07's chunks: one more when lead > 0).
+Problem problem(std::int64_t rows, std::int64_t cols, int element_bytes, int lead = 0) {
+  const std::int64_t width = 16 / element_bytes;
+  return {.rows = rows,
+          .cols = cols,
+          .element_bytes = element_bytes,
+          .aligned = lead == 0 && cols % width == 0,
+          .chunks = (lead + cols + width - 1) / width};
+}
+
+std::string chosen(const Problem& p) {
+  const Choice choice = choose(p);
+  REQUIRE(choice.config >= 0);
+  REQUIRE(choice.config < kConfigCount);
+  INFO(choice.why);
+  CHECK_FALSE(choice.why.empty());
+  CHECK(choice.why.rfind("refused:", 0) != 0);
+  return kConfigs[choice.config].name;
+}
+
+}  // namespace
+
+TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]") {
+  CHECK(chosen(problem(8192, 1, 2)) == "narrow8x2_any");
+  CHECK(chosen(problem(8192, 128, 2)) == "narrow8x2");           // 16 chunks
+  CHECK(chosen(problem(8192, 136, 2)) == "narrow32x2");          // 17
+  CHECK(chosen(problem(8192, 512, 2)) == "narrow32x2");          // 64
+  CHECK(chosen(problem(8192, 520, 2)) == "narrow32x3");          // 65
+  CHECK(chosen(problem(8192, 576, 2)) == "narrow32x3");          // 72
+  CHECK(chosen(problem(8192, 768, 2)) == "narrow32x3");          // 96
+  CHECK(chosen(problem(8192, 776, 2)) == "narrow32x4");          // 97
+  CHECK(chosen(problem(8192, 1024, 2)) == "narrow32x4");         // 128
+  CHECK(chosen(problem(8192, 1024, 2, 3)) == "narrow32x8_any");  // 129, misaligned
+  CHECK(chosen(problem(8192, 1000, 2)) == "narrow32x4");         // 125 chunks, whole
+  CHECK(chosen(problem(8192, 1001, 2)) == "narrow32x4_any");     // not whole chunks
+  CHECK(chosen(problem(8192, 1024, 4)) == "narrow32x8");         // 256
+  CHECK(chosen(problem(8192, 1023, 4)) == "narrow32x8_any");
+  CHECK(chosen(problem(8192, 1021, 4, 3)) == "narrow32x8_any");  // 256 chunks with the lead
+  // Few rows of narrow width still take the narrow kernel: one group, one pass.
+  CHECK(chosen(problem(1, 576, 2)) == "narrow32x3");
+}
+
+TEST_CASE("narrow launch: 256 threads, 256 / lanes rows a block, blocks for every row", "[ch09]") {
+  const Choice c = choose(problem(8192, 576, 2));
+  CHECK(c.threads == 256);
+  CHECK(c.blocks == 8192 / 8);
+  CHECK(choose(problem(33, 576, 2)).blocks == 5);  // 8 rows a block: the last holds one
+  CHECK(choose(problem(33, 64, 2)).blocks == 2);   // narrow8x2: 32 rows a block
+  CHECK(choose(problem(1, 1, 4)).blocks == 1);
+}
+
+TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1024 threads",
+          "[ch09]") {
+  // Few rows (<= 64): block1 while a thread's one vector covers the row in 1024 threads.
+  CHECK(chosen(problem(64, 4096, 2)) == "block1");
+  CHECK(choose(problem(64, 4096, 2)).threads == 512);
+  CHECK(chosen(problem(1, 8192, 2)) == "block1");
+  CHECK(choose(problem(1, 8192, 2)).threads == 1024);
+  CHECK(chosen(problem(1, 8200, 2)) == "block2");
+  CHECK(choose(problem(1, 8200, 2)).threads == 544);  // 1025 chunks / 2, in whole warps
+  CHECK(chosen(problem(1, 16384, 2)) == "block2");
+  CHECK(chosen(problem(1, 16392, 2)) == "block8");
+  CHECK(chosen(problem(1, 4096, 4)) == "block1");
+  CHECK(chosen(problem(1, 4097, 2)) == "block4_any");
+  CHECK(chosen(problem(64, 4096, 2)) != chosen(problem(65, 4096, 2)));  // the few-rows edge
+  // Many rows (> 64): block8, 8 vectors a thread: the fewest threads, the most rows an SM.
+  CHECK(chosen(problem(65, 4096, 2)) == "block8");
+  CHECK(choose(problem(65, 4096, 2)).threads == 64);
+  CHECK(chosen(problem(4096, 1032, 2)) == "block8");  // 129 chunks: one warp a row
+  CHECK(choose(problem(4096, 1032, 2)).threads == 32);
+  CHECK(choose(problem(4096, 8192, 2)).threads == 128);
+  CHECK(choose(problem(4096, 8200, 2)).threads == 160);  // 1025 chunks / 8, in whole warps
+  CHECK(chosen(problem(16384, 16384, 2)) == "block8");
+  CHECK(choose(problem(16384, 16384, 2)).threads == 256);
+  CHECK(chosen(problem(4096, 24576, 2)) == "block8");
+  CHECK(choose(problem(4096, 24576, 2)).threads == 384);
+  CHECK(chosen(problem(2048, 8192, 4)) == "block8");
+  CHECK(chosen(problem(4096, 5000, 2)) == "block8");  // 625 chunks, whole: aligned
+  CHECK(chosen(problem(4096, 4097, 2)) == "block4_any");
+  CHECK(chosen(problem(4096, 16384, 2)) == "block8");
+  CHECK(chosen(problem(4096, 16384, 2, 3)) == "wide");  // 2049 chunks misaligned
+  CHECK(choose(problem(4096, 4096, 2)).blocks == 4096);
+}
+
+TEST_CASE("wider than the table: chapter 07's launcher", "[ch09]") {
+  CHECK(chosen(problem(4096, 24584, 2)) == "wide");
+  CHECK(chosen(problem(1, 24584, 2)) == "wide");
+  CHECK(chosen(problem(16, 65536, 2)) == "wide");
+  CHECK(chosen(problem(16, 12292, 4)) == "wide");
+  CHECK(choose(problem(16, 65536, 2)).why.find("chapter 07") != std::string::npos);
+}
+
+TEST_CASE("a forced configuration is refused, with the reason, when it cannot hold the row",
+          "[ch09]") {
+  const Choice unaligned = configure(config_index("block2"), problem(100, 4097, 2));
+  CHECK(unaligned.why.rfind("refused:", 0) == 0);
+  CHECK(unaligned.why.find("aligned") != std::string::npos);
+  const Choice too_wide = configure(config_index("narrow8x2"), problem(100, 136, 2));
+  CHECK(too_wide.why.rfind("refused:", 0) == 0);
+  CHECK(too_wide.why.find("holds 16 chunks") != std::string::npos);
+  CHECK(configure(config_index("block2"), problem(100, 4096, 2)).why.empty());
+  CHECK(config_index("no_such_config") == -1);
+}
+
+TEST_CASE("the table: names unique and found, capacities as documented", "[ch09]") {
+  std::set<std::string> names;
+  for (int i = 0; i < kConfigCount; ++i) {
+    names.insert(kConfigs[i].name);
+    CHECK(config_index(kConfigs[i].name) == i);
+    if (kConfigs[i].kind == Kind::narrow) {
+      CHECK(kConfigs[i].lanes > 0);
+      CHECK((kConfigs[i].lanes & (kConfigs[i].lanes - 1)) == 0);  // a power of two
+      CHECK(kConfigs[i].lanes <= 32);
+    }
+  }
+  CHECK(names.size() == static_cast<std::size_t>(kConfigCount));
+  CHECK(chunks_held(kConfigs[config_index("narrow32x3")]) == 96);
+  CHECK(chunks_held(kConfigs[config_index("block2")]) == 2048);
+  CHECK(chunks_held(kConfigs[config_index("block8")]) == 3072);
+}
+
+TEST_CASE("chapter 09's dispatcher is every forward op's default kernel", "[ch09]") {
+  using normlab::Op;
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    const normlab::KernelEntry* kernel = normlab::default_kernel(op);
+    REQUIRE(kernel != nullptr);
+    CHECK(kernel->name == std::string("ch09_") + normlab::name_of(op));
+    int defaults = 0;
+    for (const normlab::KernelEntry& entry : normlab::kernel_registry())
+      defaults += entry.op == op && entry.default_for_op;
+    CHECK(defaults == 1);
+  }
+}
