@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
         const float xhat = (to_float(xs[v].element[j]) - mean) * rstd;
         const float d = to_float(dys[v].element[j]);
-        partial.g += d * scale[j];
+        if constexpr (kCentre) partial.g += d * scale[j];
         partial.g_xhat += d * scale[j] * xhat;
         dy_xhat[v][j] += d * xhat;
         if constexpr (kCentre) dy_sum[v][j] += d;
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     } else {
       partial.g_xhat = block_sum(partial.g_xhat);
     }
-    const float mean_g = partial.g * inverse_cols;  // 0 for RMSNorm
+    const float mean_g = kCentre ? partial.g * inverse_cols : 0.0f;  // RMSNorm does not centre
     const float mean_g_xhat = partial.g_xhat * inverse_cols;
     T* dx = g.dx + r * g.dx_stride;
     const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;

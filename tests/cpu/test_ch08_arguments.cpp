@@ -1,6 +1,6 @@
 // Chapter 08's launchers without a GPU: every argument that cannot work is refused by name
 // before anything touches the device (here a launch would fail with a CUDA error instead).
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // Chapter 09's decision table on the CPU: choose() on both sides of every boundary, the launch
 // it returns, the refusals of a forced configuration, and chapter 09 as every op's default.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <set>

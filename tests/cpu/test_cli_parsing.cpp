@@ -1,7 +1,7 @@
 // The command-line plumbing every normlab program shares: the integer and number parsers,
 // the walk over options, the JSON writer, which kernel "x previous chapter" divides by, and
 // which kernels a table program runs or skips.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <sstream>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // has one: a correct kernel PASSES every variant (dtypes, fp32 weights, (1 + w), no weight, in
 // place, strides, misalignment, dresidual), and each deliberately wrong kernel FAILS on the
 // output it gets wrong.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <iostream>
 #include <string>

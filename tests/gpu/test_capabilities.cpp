@@ -2,7 +2,7 @@
 // awkward variant: the kernel either PASSES or is REFUSED naming what it lacks. None FAILS, and
 // a kernel that declares a variant is run on it: a declaration a kernel cannot honour fails
 // here. Refusals are printed as SKIP lines and counted.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <algorithm>
 #include <exception>

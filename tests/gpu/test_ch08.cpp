@@ -3,7 +3,7 @@
 // in place, (1 + w), no weight, no bias, dresidual, rows = 0); the widths where the kernel
 // changes its vectors per thread; the widest rows refused by name; and the deterministic
 // kernels' gradients bit-identical over 10 runs.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <cstring>

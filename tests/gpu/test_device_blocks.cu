@@ -2,7 +2,7 @@
 // sums and against float64 sums on the host, on random non-uniform data: warp sums, block
 // sums called several times in a row (the contract: every thread gets the result, repeated
 // calls are safe), and Welford moments merged over a block.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <cstdint>

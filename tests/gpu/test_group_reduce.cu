@@ -1,7 +1,7 @@
 // device::group_sum<kLanes> (reduce.cuh), the sub-warp all-reduce of chapter 09: every lane gets
 // the sum of exactly its own group of kLanes lanes, for every group width, checked against a
 // float64 sum of the same values; a group's result never includes a neighbouring group's lanes.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cmath>
 #include <vector>

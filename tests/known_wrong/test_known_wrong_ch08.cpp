@@ -1,7 +1,7 @@
 // Chapter 08's known-wrong kernels: each runs the chapter's default kernel and then redoes one
 // step wrongly; the harness must fail exactly the output that step writes, on a problem where
 // the chapter's kernel itself passes.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <iostream>
 #include <string>

@@ -1,7 +1,7 @@
 // Chapter 09's known-wrong kernel: a narrow RMSNorm that reduces a row over its neighbour's lanes
 // too must fail on every case with more than one row, while its twin that reduces over the row's
 // own lanes, identical otherwise, passes every case.
-#include <catch2/catch.hpp>
+#include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <iostream>

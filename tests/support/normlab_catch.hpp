@@ -5,6 +5,7 @@
 //   Approx                 a floating-point comparison (Catch::Approx in 3)
 //   Catch::Contains(text)  a string matcher for CHECK_THAT / REQUIRE_THROWS_WITH
 //                          (Catch::Matchers::ContainsSubstring in 3)
+//   Catch::StartsWith(text) a string matcher (Catch::Matchers::StartsWith in 3)
 //   Catch::Session         the test runner, for tests/support/catch_main.cpp, which defines
 //                          NORMLAB_CATCH_MAIN before including this header.
 #pragma once
@@ -25,6 +26,9 @@ using Catch::Approx;
 namespace Catch {
 inline Matchers::StringContainsMatcher Contains(const std::string& text) {
   return Matchers::ContainsSubstring(text);
+}
+inline Matchers::StartsWithMatcher StartsWith(const std::string& text) {
+  return Matchers::StartsWith(text);
 }
 }  // namespace Catch
 
