@@ -70,9 +70,9 @@ find_missing() {
   has_cmake || missing+=(cmake)
   command -v ninja >/dev/null || missing+=(ninja-build)
   [ "$1" = tour ] && return 0
-  command -v ccache >/dev/null || missing+=(ccache)
   has_cmake_config Catch2 || missing+=("$catch2_pkg")
   [ "$1" = grade ] && return 0
+  command -v ccache >/dev/null || missing+=(ccache)  # speeds up rebuilds; CMake uses it if found
   has_cmake_config benchmark || missing+=(libbenchmark-dev)
   command -v doxygen >/dev/null || missing+=(doxygen)
   command -v dot >/dev/null || missing+=(graphviz)
