@@ -2,7 +2,7 @@
 # sanitizer runs and SASS checks): the decision table on the CPU, the sub-warp reduce, the
 # known-wrong row-crossing reduction.
 
-# CPU: choose() on both sides of every boundary; chapter 09 as every op's default.
+# CPU: choose() on both sides of every boundary.
 normlab_add_test(NAME test_ch09_dispatch KIND cpu SOURCES cpu/test_ch09_dispatch.cpp
   LIBRARIES normlab_kernels LABELS ch09)
 

@@ -56,7 +56,8 @@ std::vector<KernelEntry> entries() {
                                .weight_plus_one = true,
                                .in_place = true,
                                .writes_statistics = true},
-                       .launch = forward});
+                       .launch = forward,
+                       .default_for_op = true});
   }
   return entries;
 }

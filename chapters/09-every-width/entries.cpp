@@ -55,8 +55,7 @@ std::vector<KernelEntry> entries() {
          .summary = "the dispatcher: a kernel per rows, width, dtype, alignment",
          .op = op,
          .can = every_tensor(),
-         .launch = [](const NormCall& call, cudaStream_t stream) { forward(call, stream); },
-         .default_for_op = true});
+         .launch = [](const NormCall& call, cudaStream_t stream) { forward(call, stream); }});
   }
   return entries;
 }

@@ -1,5 +1,5 @@
 // Chapter 09's decision table on the CPU: choose() on both sides of every boundary, the launch
-// it returns, the refusals of a forced configuration, and chapter 09 as every op's default.
+// it returns, the refusals of a forced configuration.
 #include "normlab_catch.hpp"
 
 #include <cstdint>
@@ -7,7 +7,6 @@
 #include <string>
 
 #include "choose.hpp"
-#include "registry.hpp"
 
 namespace {
 
@@ -133,17 +132,4 @@ TEST_CASE("the table: names unique and found, capacities as documented", "[ch09]
   CHECK(chunks_held(kConfigs[config_index("narrow32x3")]) == 96);
   CHECK(chunks_held(kConfigs[config_index("block2")]) == 2048);
   CHECK(chunks_held(kConfigs[config_index("block8")]) == 3072);
-}
-
-TEST_CASE("chapter 09's dispatcher is every forward op's default kernel", "[ch09]") {
-  using normlab::Op;
-  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
-    const normlab::KernelEntry* kernel = normlab::default_kernel(op);
-    REQUIRE(kernel != nullptr);
-    CHECK(kernel->name == std::string("ch09_") + normlab::name_of(op));
-    int defaults = 0;
-    for (const normlab::KernelEntry& entry : normlab::kernel_registry())
-      defaults += entry.op == op && entry.default_for_op;
-    CHECK(defaults == 1);
-  }
 }
