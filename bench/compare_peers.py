@@ -614,6 +614,9 @@ def normlab_results(problem, tours, roof):
 
 
 DUMP_NAMES = {"x": "x", "residual": "r", "weight": "w", "bias": "b", "dy": "dy"}
+# normlab's names of the parameter gradients it dumps, and the reference's.
+GRADIENT_NAMES = {"dweight": "dw", "dbias": "db"}
+VECTORS = ("weight", "bias", "dweight", "dbias")
 
 
 def load_dump(torch, directory):
@@ -627,7 +630,7 @@ def load_dump(torch, directory):
         flat = torch.frombuffer(raw, dtype=torch_dtype(torch, spec["dtype"]))
         stride = spec.get("stride", spec["cols"])
         matrix = flat.view(spec["rows"], stride)[:, :spec["cols"]]
-        tensors[name] = (matrix.reshape(-1) if name in ("weight", "bias") else matrix).to("cuda")
+        tensors[name] = (matrix.reshape(-1) if name in VECTORS else matrix).to("cuda")
     return case, tensors
 
 
@@ -647,7 +650,8 @@ def check_normlab(torch, args, problem, kernel, tolerance):
         inputs = {DUMP_NAMES[name]: tensor for name, tensor in dumped.items() if name in DUMP_NAMES}
         inputs.setdefault("b", torch.zeros_like(inputs["w"]))
         want = reference(torch, problem, inputs, float(case["eps"]))
-        got = {name: tensor for name, tensor in dumped.items() if name in want}
+        got = {GRADIENT_NAMES.get(name, name): tensor for name, tensor in dumped.items()
+               if GRADIENT_NAMES.get(name, name) in want}
         result = check_outputs(problem, got, want, tolerance)
     if finished.returncode != 0 and result["passed"]:
         result = {**result, "passed": False, "verdict": "wrong: fails normlab's own float64 check"}
