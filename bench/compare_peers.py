@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """normlab next to the norms a user would otherwise pick: one GPU, one process, one table.
 
     python3 bench/compare_peers.py [--build DIR] [--normlab PATH] [--out DIR] [--only TEXT]

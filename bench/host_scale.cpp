@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host side of `normlab check` at scale, without a GPU: makes the inputs of a case, then
 // compares results with the float64 reference (streamed by row blocks on every core), and
 // prints the seconds of each step and the bytes it held. The results are the inputs' x, so

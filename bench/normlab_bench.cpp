@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark over every registered kernel and a grid of shapes.
 //
 //   normlab_bench [--shapes ladder|all] [google benchmark flags, e.g. --benchmark_filter=ch04

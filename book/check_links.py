@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks every link of the rendered book: each relative href, src or object data (Doxygen's
 SVG images) names a file that exists, and each #fragment an id or name in the page it points
 to. Links to other sites are not fetched (the check runs offline).

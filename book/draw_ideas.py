@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws the picture of each chapter's idea as SVG, one file a chapter, into book/images.
 
     draw_ideas.py OUT_DIR      write every figure into OUT_DIR (book/images is committed)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Makes the book's tables and figures from the committed benchmark results.
 
     make_figures.py RESULTS_DIR OUT_DIR

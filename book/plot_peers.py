@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The table and charts of bench/compare_peers.py's results, for the performance page.
 
     plot_peers.py [RESULT_JSON] [OUT_DIR]

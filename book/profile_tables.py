@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turns scripts/profile's Nsight Compute CSV files into the book's profile tables.
 
     profile_tables.py PROFILE_DIR OUT_JSON OUT_MD   raw ncu CSV (book/results/profile) into

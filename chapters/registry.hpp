@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file registry.hpp
 /// @brief The kernel registry: the one list that tour, tests and benchmarks iterate over.
 /// Defined in registry.cpp from every chapter's entries.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Picks the compute capability of the first visible GPU (nvidia-smi), or 90 when none is visible.
 function(normlab_detect_cuda_architecture out_var)
   set(arch 90)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The course manifest, course.json at the repository root, read once at configure time.
 #   NORMLAB_CHAPTERS    chapter numbers in course order (00 01 ...)
 #   NORMLAB_EXERCISES   exercise numbers (01 02 ...)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers shared by every CMakeLists.txt of normlab.
 #   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
 #   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the SASS of compiled kernels: which instructions they use and which they must not.
 
 usage: check_sass.py --cuobjdump PATH --library LIB --function REGEX

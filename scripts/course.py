@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads the course manifest (course.json at the repository root) for the shell scripts and tests.
 
     course.py exercises               one line per exercise: NN slug chapter speed_threshold

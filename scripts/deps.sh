@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what normlab needs besides the CUDA Toolkit, on Debian 12/13 and Ubuntu 22.04/24.04.
 #
 #   scripts/deps.sh                 install what is missing (apt-get, as root or through sudo;
@@ -218,7 +219,7 @@ case "$mode" in
     build_catch2_3 "${2:?--catch2-3 needs a folder}"
     ;;
   *)
-    sed -n '2,17p' "$0"
+    sed -n '3,18p' "$0"
     exit 2
     ;;
 esac

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that a normlab program, with every GPU hidden, says so in one line and exits 69:
 # expect_no_gpu.sh PROGRAM [ARGS...]
 set -u

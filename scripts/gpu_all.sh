@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Everything that needs a GPU, in one go (for a GPU server without network):
 #   scripts/gpu_all.sh OUTDIR [DEB_DIR] [BENCH_FILTER] [BENCH_NAME]
 # Installs the dependencies from DEB_DIR (default .deps/debs, gathered by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a program under compute-sanitizer: sanitize.sh memcheck|racecheck PROGRAM [ARGS...]
 # Without a GPU or without compute-sanitizer it reports "skipped" (exit 77), unless
 # NORMLAB_REQUIRE_GPU=1, when that is a failure.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Grades one exercise from its grader's run, correctness and speed apart, for people and machines.
 
     scorecard.py --exercise NN [--record DIR] [--require-speed] -- GRADER [ARGS...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Chapter 08, backward, beyond what course.json registers (test_ch08, its sanitizer runs and
 # SASS checks, the ex08 grader): the known-wrong backward kernels, normlab check on the backward
 # ops without a GPU, the launchers' argument checks.

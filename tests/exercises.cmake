@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Exercises, beyond what course.json registers (graders, meta tests, speed tests, the solutions'
 # SASS checks and sanitizer runs).
 #

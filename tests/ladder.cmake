@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Chapters 01-04, the RMSNorm ladder, beyond what course.json registers (chapter tests,
 # sanitizer runs, SASS checks).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Chapter 07, real tensors, beyond what course.json registers: the 64-bit test, the known-wrong
 # bf16 statistics and normlab check.
 

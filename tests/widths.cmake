@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Chapter 09, every width and every batch, beyond what course.json registers (test_ch09, its
 # sanitizer runs and SASS checks): the decision table on the CPU, the sub-warp reduce, the
 # known-wrong row-crossing reduction.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 00: the roofline, and the eager baseline.
 //
 // A norm does about 5 FLOPs per element and must move 2 * rows * cols * sizeof(T) bytes, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch00.cuh
 /// @brief Chapter 00: the roofline. A copy kernel to measure what "memory-bound" allows, and
 /// the eager RMSNorm every later chapter is compared with.

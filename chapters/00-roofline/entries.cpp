@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 00's registry entries: the copy roofs and the eager baseline.
 #include <vector>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 00 program: measures the copy roof, runs the two copies and the eager RMSNorm.
 #include "ch00.cuh"
 #include "normlab/program.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 01: one thread per row.
 //
 // The CPU loop, moved to the GPU as it stands: thread `row` sums the squares of its row, then

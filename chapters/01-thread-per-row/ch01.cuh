@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch01.cuh
 /// @brief Chapter 01: one thread per row. The straight port of the CPU loop to the GPU, and
 /// the reason it is slow: few threads, and neighbouring threads read addresses a row apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 01 program: the one-thread-per-row RMSNorm against the eager baseline's figures.
 #include "ch01.cuh"
 #include "normlab/program.hpp"

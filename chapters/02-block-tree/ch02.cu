@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 02: one block per row, and a shared-memory tree.
 //
 // Chapter 01 gave each row to one thread. Here a whole block of B threads (256 in the

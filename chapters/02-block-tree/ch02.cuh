@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch02.cuh
 /// @brief Chapter 02: one block per row. Threads of a block share a row, read it coalesced,
 /// and combine their partial sums through a shared-memory tree with a barrier per level.

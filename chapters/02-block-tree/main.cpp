@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 02 program: one block per row with a shared-memory tree reduction.
 #include "ch02.cuh"
 #include "normlab/program.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 03: warp shuffles, and the bigger blocks they make affordable.
 //
 // Chapter 02's tree spent log2(256) = 8 barriers and 16 shared-memory accesses per thread on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch03.cuh
 /// @brief Chapter 03: warp shuffles. The 32 lanes of a warp add their partial sums through
 /// registers; shared memory is left with one slot per warp and the block with one barrier, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 03's registry entry, and the block-size sweep's entries.
 #include <string>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 03 program: one block per row, reduced with warp shuffles.
 #include "ch03.cuh"
 #include "normlab/program.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file reductions.cuh
 /// @brief Chapter 03's hand-written sums: a warp's through shuffles, a block's through one
 /// shared slot per warp. (The library's device/reduce.cuh is what later chapters use; a test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 04: fused single pass, 16-byte accesses.
 //
 // Chapters 01 to 03 read x twice: once to sum the squares, once to scale. For rows that fit,

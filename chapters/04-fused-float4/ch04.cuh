@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch04.cuh
 /// @brief Chapter 04: fused single pass with 16-byte accesses. Each thread keeps its slice of
 /// the row in registers across the reduction, so x is read from memory once: 2 * rows * cols

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 04 program: the fused single-pass float4 RMSNorm and its two-read fallback.
 #include "ch04.cuh"
 #include "normlab/program.hpp"

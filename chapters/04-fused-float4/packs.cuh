@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file packs.cuh
 /// @brief Chapter 04's packs: what one access moves (a float4 on the 16-byte path, a float on
 /// the 4-byte path) and the arithmetic on one pack. Shared by the chapter's kernels and by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 05: LayerNorm in one pass, and a variance that survives shifted data.
 //
 // LayerNorm centres the row before it scales it: y = (x - mean) / sqrt(var + eps) * w + b.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch05.cuh
 /// @brief Chapter 05: LayerNorm in one pass over a row held in registers, first with the
 /// textbook variance E[x^2] - E[x]^2, then with Welford's moments, which stay accurate when the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 05 program: the sum-of-squares and the Welford LayerNorm on one problem.
 #include "ch05.cuh"
 #include "normlab/program.hpp"

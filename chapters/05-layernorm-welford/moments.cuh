@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file moments.cuh
 /// @brief What chapter 05's LayerNorm kernels reduce besides Welford's moments
 /// (normlab/device/welford.cuh): the textbook pair of sums, and where a row's statistics go.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file row_slice.cuh
 /// @brief A row held in registers, one slice per thread of a block, moved in float4 packs when
 /// the rows are 16-byte aligned; and the launch configurations that size the block to the row.

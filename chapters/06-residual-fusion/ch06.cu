@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 06: residual fusion.
 //
 // In a transformer block the norm's input is the residual stream plus the branch output:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch06.cuh
 /// @brief Chapter 06: residual fusion. h = x + r and the norm of h in one kernel that reads x
 /// and r once and writes h and y once (4 rows x cols tensors of traffic instead of 5), for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 06 program: fused add + RMSNorm / LayerNorm, and the unfused pair (--op add_rmsnorm or
 // --op add_layernorm).
 #include "ch06.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07: real tensors.
 //
 // Chapters 04 to 06 normalised neat fp32 blocks: 16-byte aligned rows, a width that splits

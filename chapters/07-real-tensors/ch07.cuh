@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch07.cuh
 /// @brief Chapter 07: real tensors. RMSNorm, LayerNorm and their fused add + norm forms for
 /// fp32, fp16 and bf16 tensors of any shape, stride and alignment, statistics in fp32.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file dispatch.cuh
 /// @brief Chapter 07's launch decisions: whether every row is aligned, how many chunks a row
 /// spans, the block for them, and which kernel runs a call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07's registry entries: one per op, all through ch07::forward, which maps a call's
 // op and dtypes to the typed launchers of ch07.cuh (typed_call.hpp).
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file forward.hpp
 /// @brief Chapter 07's type-erased entry point: the one launcher behind the registry entries
 /// ch07_rmsnorm, ch07_layernorm, ch07_add_rmsnorm and ch07_add_layernorm (entries.cpp).

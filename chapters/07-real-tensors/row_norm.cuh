@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file row_norm.cuh
 /// @brief Chapter 07's row statistics and normalisation: h = x + r rounded to the dtype, the
 /// statistics of a row in fp32, y rounded once, and the two kernels built from them (the row in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file tensor_io.cuh
 /// @brief Chapter 07's tensor I/O: one row of each tensor of a call (Tensors, ch07.cuh) cut into
 /// chunks on the 16-byte grid of memory (peeling a misaligned head), and the parameters of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file typed_call.hpp
 /// @brief From a registry call (NormCall, type-erased) to chapter 07's typed Tensors: shared by
 /// every chapter whose launchers take them (07, 09).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file validate.hpp
 /// @brief Chapter 07's argument checks, shared by every launcher that takes its Tensors (chapter
 /// 09's too): nothing is launched when one fails.

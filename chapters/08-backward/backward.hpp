@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file backward.hpp
 /// @brief Chapter 08's bridge from a type-erased call (NormCall) to the typed tensors of its
 /// launchers (Gradients, ch08.cuh): used by the registry entries and by the known-wrong tests.

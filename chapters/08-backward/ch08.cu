@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 08: backward.
 //
 // Training runs every norm backwards as often as forwards. With g = dy * w (or dy * (1 + w)),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch08.cuh
 /// @brief Chapter 08: backward. dx, dweight and dbias of RMSNorm and LayerNorm for fp32, fp16
 /// and bf16 tensors, from the rstd (and mean) the forward saved; the parameter gradients either

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 08's registry entries: RMSNorm and LayerNorm backward, each with the atomic
 // reduction of the parameter gradients (a) and the deterministic one (b, the default).
 #include <string>

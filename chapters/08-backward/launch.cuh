@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file launch.cuh
 /// @brief Chapter 08's launch decisions: the block for a row (chapter 07's helpers), the grid
 /// (one block per row, or a persistent grid sized by the SM count and the kernel's occupancy),

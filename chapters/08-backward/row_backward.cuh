@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file row_backward.cuh
 /// @brief Chapter 08's device code: dx of one row with the row of x and dy in registers, each
 /// thread's column sums of dy * x_hat and dy kept in fp32 registers across the rows its block

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09, medium rows: one row per block, as in chapter 07, with the vectors a thread
 // keeps and its register budget chosen per width (choose.hpp's table) instead of one size.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09: every width and every batch.
 //
 // Chapter 07 runs every call the same way: one block per row, sized to the row, with one

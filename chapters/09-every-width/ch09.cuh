@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch09.cuh
 /// @brief Chapter 09: every width and every batch. The four forward norms of chapter 07 on the
 /// same Tensors, each launched by a kernel chosen for the call's rows, width, dtype and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch09_entries.hpp
 /// @brief Chapter 09's type-erased entry point and registry entries: the dispatcher
 /// (ch09_rmsnorm, ch09_layernorm, ch09_add_rmsnorm, ch09_add_layernorm, the default kernel of

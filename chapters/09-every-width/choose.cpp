@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09's decision table (choose.hpp): pure host code, no CUDA, so that every boundary
 // of the table is tested on any machine.
 #include "choose.hpp"

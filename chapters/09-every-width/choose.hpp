@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file choose.hpp
 /// @brief Chapter 09's decision table: which kernel and launch configuration run a norm of a
 /// given shape, dtype and alignment. A pure host function, tested without a GPU

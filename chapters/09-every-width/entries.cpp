@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09's registry entries: the dispatcher for each op, and the sweep's entries that force
 // one configuration each.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file launch.cuh
 /// @brief Chapter 09's kernel launches, one per kind of configuration: narrow.cu (a group of
 /// lanes per row) and block.cu (a row per block, registers capped). ch09.cu picks which.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09 program: the dispatcher and, beside it, every configuration of its table that
 // holds the problem's row (the sweep), for every op; then the empty-kernel floor, the time
 // under which no launch goes, to read the few-row figures against.

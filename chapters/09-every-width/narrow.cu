@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09, narrow rows: several rows per block, a group of lanes per row.
 //
 // Chapter 07 gives each row a block sized to it. A 576-wide bf16 row is 72 chunks: a block of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "normlab/dtype.hpp"
 
 #include <cuda_bf16.h>

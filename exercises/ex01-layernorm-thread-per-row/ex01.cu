@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 01: LayerNorm with one thread per row.
 //
 // Chapter 01 gives each row to one thread, which needs one statistic: the mean square. LayerNorm

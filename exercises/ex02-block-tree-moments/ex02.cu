@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 02: one shared-memory tree for two sums.
 //
 // Chapter 02 gives each row a block: every thread adds up a strided share of the row, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 06: fused residual add + RMSNorm, with the residual updated in place.
 //
 // A transformer block adds the branch output x to the residual stream r, normalises the sum

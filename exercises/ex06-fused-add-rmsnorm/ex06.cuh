@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex06.cuh
 /// @brief Exercise 06: fused residual add + RMSNorm (chapter 06): h = x + r and y = RMSNorm(h)
 /// in one kernel that reads x and r once and writes h and y once, h possibly over r.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 07: the bf16 x8 vector load and its tail.
 //
 // Chapter 07 moves 16 bytes per access whatever the dtype: four floats, or eight bf16 values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex07.cuh
 /// @brief Exercise 07: RMSNorm of a bf16 tensor that reads each row as 16-byte vectors of eight
 /// bf16 values, converted to fp32, with an element-by-element tail (chapter 07).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex01.cuh
 /// @brief Exercise 01: LayerNorm with one thread per row (chapter 01's kernel, taken from
 /// RMSNorm to LayerNorm).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex02.cuh
 /// @brief Exercise 02: block-per-row LayerNorm whose shared-memory tree reduces the sum and the
 /// sum of squares together (chapter 02's tree, carrying two values).

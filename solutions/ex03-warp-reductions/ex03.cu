@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 03: warp shuffles.
 //
 // Chapter 02 adds a block's partial sums in a shared-memory tree: eight levels for 256 threads,

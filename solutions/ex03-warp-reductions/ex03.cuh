@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex03.cuh
 /// @brief Exercise 03: block-per-row RMSNorm whose reduction is built from warp shuffles
 /// (chapter 03), with the reductions written in reductions.cuh.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file reductions.cuh
 /// @brief Exercise 03: a sum across a warp with register shuffles, and a sum across a block in
 /// two levels (warps, then one shared slot per warp).

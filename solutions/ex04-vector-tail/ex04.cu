@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 04: the float4 body and the scalar tail.
 //
 // Chapter 04 reads each row once into registers and moves it in 16-byte float4 accesses, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex04.cuh
 /// @brief Exercise 04: a register-resident float4 RMSNorm for any width: a body of float4
 /// vectors and a scalar tail of the last cols % 4 elements (chapter 04, beyond multiples of 4).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 05: merging Welford moments.
 //
 // A thread's share of a row is summarised as Welford moments (count, mean, M2), where M2 is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex05.cuh
 /// @brief Exercise 05: LayerNorm whose statistics are Welford moments, merged across a warp
 /// and a block with Chan's formula (chapter 05), so that rows far from zero stay accurate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 08: dx of RMSNorm from the saved rstd.
 //
 // With x_hat = x * rstd and g = dy * weight, the gradient of one row of RMSNorm is

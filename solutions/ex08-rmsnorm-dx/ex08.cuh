@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex08.cuh
 /// @brief Exercise 08: the backward of fp32 RMSNorm: dx of each row from the rstd the forward
 /// saved, and dweight summed over rows (chapter 08).

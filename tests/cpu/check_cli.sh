@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # normlab refuses bad options by name, with exit code 2, GPU or not; bare `normlab` and every
 # subcommand's --help print usage; a kernel asked for a case it cannot take is refused by name
 # before any GPU work: check_cli.sh PATH/TO/normlab

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A chapter program reads its command line as normlab tour does: --help prints usage; bad
 # options are refused by name (exit 2) before any GPU work; when every kernel refuses the
 # problem, each is named with its reason and the program exits 2.

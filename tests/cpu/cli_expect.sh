@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the command-line test scripts (check_cli.sh, check_program_options.sh).
 # expect PROGRAM STATUS TEXT ARGS...: PROGRAM ARGS exits with STATUS and its output (stdout and
 # stderr) contains TEXT; counts a failure otherwise. finish SUMMARY: exit 1 after any failure.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/grade --reset restores the pristine skeleton even after the student committed an
 # answer: grade_reset.sh SOURCE_DIR. Makes a student copy (no build), solves ex04 in it,
 # commits, resets, and compares with the skeleton as handed out. It also shows that restoring

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launcher argument checks name the argument that is wrong.
 #include "normlab_catch.hpp"
 

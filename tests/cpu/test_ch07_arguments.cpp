@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07's launcher without a GPU: every argument that cannot work is refused by name
 // before anything touches the device (here a launch would fail with a CUDA error instead), and
 // rows = 0 returns without a launch.

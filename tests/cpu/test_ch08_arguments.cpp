@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 08's launchers without a GPU: every argument that cannot work is refused by name
 // before anything touches the device (here a launch would fail with a CUDA error instead).
 #include "normlab_catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09's decision table on the CPU: choose() on both sides of every boundary, the launch
 // it returns, the refusals of a forced configuration.
 #include "normlab_catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command-line plumbing every normlab program shares: the integer and number parsers,
 // the walk over options, the JSON writer, which kernel "x previous chapter" divides by, and
 // which kernels a table program runs or skips.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The comparison must catch every way a kernel can be wrong, and say where.
 #include "normlab_catch.hpp"
 

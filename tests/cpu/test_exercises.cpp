@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every exercise is a skeleton in exercises/exNN-slug and its answer in solutions/exNN-slug.
 // The two must be the same files, identical outside their TODO(exNN) regions, so that the
 // solution is exactly "the skeleton with the regions filled in"; exercises/README.md lists

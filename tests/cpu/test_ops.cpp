@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bytes models: what each op must move at the least.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The float64 references against worked examples and against their own definitions.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry is the one list of kernels: every chapter is in it, every entry is usable.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-only backward kernels: fp32 arithmetic, one block per row, CUB for the block sums, and
 // the parameter gradients summed over rows by a second kernel from per-element partials in
 // scratch. Slow and plain on purpose: they exist to exercise the harness, not to teach.

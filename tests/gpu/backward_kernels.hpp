@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file backward_kernels.hpp
 /// @brief Test-only RMSNorm and LayerNorm backward kernels (not registered): obviously
 /// correct rather than fast, to prove the harness's backward path before any chapter has one,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ch07_cases.hpp
 /// @brief The cases chapter 07 is graded on, shared by its tests and its known-wrong kernel.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """normlab on the GPU. check: PASS with exit code 0, --json output, a --dump whose files hold
 what case.json says (sizes, dtypes) and whose y is the LayerNorm of the dumped inputs; a
 kernel that cannot take the case refused by name (exit 2); chapter 05's E[x^2] - E[x]^2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file hand_case.hpp
 /// @brief A forward call whose tensors each have their own stride and alignment, built by hand
 /// (the harness's Case shifts every tensor alike), run through any launcher and compared with

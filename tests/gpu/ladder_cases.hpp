@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the RMSNorm ladder tests (chapters 01-04 and their known-wrong kernels) share: the
 // cases every ladder kernel must pass, and the argument checks every ladder launcher makes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file norm_cases.hpp
 /// @brief What the chapter tests share: kernels looked up by name, grading with a printed
 /// scorecard, and (chapters 05 and 06) the padded, misaligned and in-place cases.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel that needs a newer GPU than the one present says so and is refused by name, before
 // anything is launched; on a GPU new enough it runs. Shown on a registered kernel whose
 // declared minimum is set just above and just at this GPU's compute capability.

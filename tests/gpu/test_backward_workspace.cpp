@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workspace's backward path, proved on the test-only backward kernels before any chapter
 // has one: a correct kernel PASSES every variant (dtypes, fp32 weights, (1 + w), no weight, in
 // place, strides, misalignment, dresidual), and each deliberately wrong kernel FAILS on the

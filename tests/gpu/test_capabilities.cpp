@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every registered kernel, and the test-only backward kernels, on ragged shapes with each
 // awkward variant: the kernel either PASSES or is REFUSED naming what it lacks. None FAILS, and
 // a kernel that declares a variant is run on it: a declaration a kernel cannot honour fails

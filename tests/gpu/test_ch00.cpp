@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 00 on the GPU: both copies and the eager RMSNorm against the float64 reference.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 01 on the GPU: the one-thread-per-row RMSNorm against the float64 reference.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 02 on the GPU: the block-per-row shared-memory tree RMSNorm against the float64
 // reference.
 #include "normlab_catch.hpp"

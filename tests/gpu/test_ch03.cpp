@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 03 on the GPU: the warp-shuffle RMSNorm against the float64 reference.
 #include "normlab_catch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 04 on the GPU: the fused float4 RMSNorm and its two-read fallback against the float64
 // reference, on both sides of every configuration boundary and of kMaxRegisterCols.
 #include "normlab_catch.hpp"

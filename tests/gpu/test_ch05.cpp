@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 05 on the GPU: both LayerNorm kernels against the float64 reference over the grid,
 // ragged, padded, misaligned and in-place rows, the statistics, optional parameters and bad
 // arguments; and the known-wrong pair: the sum-of-squares variance fails on shifted rows where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 06 on the GPU: fused add + RMSNorm, fused add + LayerNorm and the unfused pair against
 // the float64 reference: y and the updated residual h, in place (h over r) and out of place,
 // over the grid, ragged, padded and misaligned rows, with statistics, optional parameters,

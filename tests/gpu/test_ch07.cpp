@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07 on the GPU: every op in every dtype and weight dtype over ragged shapes; every
 // option (strides, misalignment, in place, (1 + w), no weight, bias, eps, statistics); each
 // tensor with its own stride and alignment; the widths where the kernel changes path; the point

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07 on a tensor of more than 2^31 elements: 3 rows about 2^30 elements apart, so the
 // last row starts past element 2^31 (byte 2^32). Any 32-bit offset arithmetic reads or writes
 // the wrong place. The tensor takes about 6.4 GB of device memory but only its written columns

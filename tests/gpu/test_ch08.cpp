@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 08 on the GPU: RMSNorm and LayerNorm backward, both reductions (atomic and
 // deterministic), every dtype pairing on ragged shapes; every option (strides, misalignment,
 // in place, (1 + w), no weight, no bias, dresidual, rows = 0); the widths where the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09 on the GPU: the dispatcher (ch09_<op>, every op's default kernel) on both sides of
 // every boundary of its decision table in every dtype and weight dtype; row counts that leave a
 // narrow block's last groups without a row; every option (strides, misalignment, in place,

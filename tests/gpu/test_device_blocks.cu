@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's device building blocks (normlab/device/) against chapter 03's hand-written
 // sums and against float64 sums on the host, on random non-uniform data: warp sums, block
 // sums called several times in a row (the contract: every thread gets the result, repeated

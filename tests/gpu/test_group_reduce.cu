@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // device::group_sum<kLanes> (reduce.cuh), the sub-warp all-reduce of chapter 09: every lane gets
 // the sum of exactly its own group of kLanes lanes, for every group width, checked against a
 // float64 sum of the same values; a group's result never includes a neighbouring group's lanes.

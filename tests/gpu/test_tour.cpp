@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tour's table on a small problem: every registered kernel verifies, speed-ups are filled,
 // and "x previous chapter" relates each kernel to the fastest passing kernel of its op from an
 // earlier chapter.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 01 (LayerNorm, one thread per row): every shape of the grid, a padded
 // stride and rows smaller than eps against the float64 reference, then the speed.
 #include "normlab_catch.hpp"

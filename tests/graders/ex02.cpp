@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 02 (LayerNorm, block per row, one tree for the sum and the sum of
 // squares): every shape of the grid, a padded stride and rows smaller than eps against the
 // float64 reference, then the speed. Inputs are centred on zero: this kernel's variance,

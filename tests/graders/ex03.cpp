@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 03 (warp_sum and block_sum): the two reductions run directly on known
 // values with blocks of 32 to 1024 threads, then the RMSNorm built on them against the float64
 // reference over the grid, then its speed.

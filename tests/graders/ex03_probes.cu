@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test kernels for exercise 03: each thread hands warp_sum or block_sum a known value and
 // writes back what it got, so the grader can check every thread's answer.
 #include "ex03_probes.hpp"

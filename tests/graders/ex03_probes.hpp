@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ex03_probes.hpp
 /// @brief Test kernels for exercise 03: warp_sum and block_sum run directly on values whose sums
 /// are known exactly.

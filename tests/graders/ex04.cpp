@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 04 (float4 body, scalar tail): every shape of the grid and widths with
 // cols % 4 = 1, 2 and 3, each row padded to a multiple of 4 elements plus a guard of 4, against
 // the float64 reference; then the speed on 2048 x 8192 as a share of the copy roof.

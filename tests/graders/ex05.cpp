@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 05 (Welford merge): LayerNorm over every shape of the grid, padded,
 // misaligned and in-place rows, rows without weight or bias, and rows shifted to means of 1e3
 // and 1e4, against the float64 reference; then the speed on 2048 x 8192.

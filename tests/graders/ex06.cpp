@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 06 (fused add + RMSNorm): y and the updated residual h over every shape
 // of the grid, padded, misaligned and small-magnitude rows, each with h written to its own
 // buffer and over the residual, against the float64 reference; then the speed on 16384 x 4096.

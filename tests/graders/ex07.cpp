@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 07 (the bf16 x8 vector load and its tail): bf16 RMSNorm over widths
 // around every multiple of 8 that matters, each row padded to a multiple of 8 elements plus a
 // guard band, against the float64 reference at the bf16 tolerance; then the speed on

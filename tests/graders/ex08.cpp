@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grader for exercise 08 (dx of RMSNorm from the saved rstd): fp32 RMSNorm backward over ragged,
 // padded and misaligned rows against the float64 reference; then the speed on 4096 x 4096.
 #include "normlab_catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known-wrong backward kernels (chapter 08): each runs the chapter's default kernel, then
 // redoes one step wrongly, so that the one wrong output is the only difference.
 #include "backward_wrong.hpp"

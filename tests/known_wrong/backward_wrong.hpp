@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong for chapter 08: four backward kernels, each wrong in one way the chapter warns
 // about. Not in the registry; test_known_wrong_ch08.cpp checks that the harness fails each.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: eps added to the sum of squares instead of to their mean,
 // y = x * w / sqrt((sum(x^2) + eps) / cols). Where mean(x^2) is much larger than eps the
 // relative error, eps (1 - 1 / cols) / (2 mean(x^2)), hides in the tolerance; rows of scale

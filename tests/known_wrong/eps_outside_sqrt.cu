@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: eps added outside the square root, y = x * w / (sqrt(mean(x^2)) + eps). With
 // rows of unit scale the two formulas differ by about eps / 2 relative, far inside the fp32
 // tolerance; with rows of scale 1e-3, mean(x^2) ~ 1e-6 < eps and they differ by a factor ~3.

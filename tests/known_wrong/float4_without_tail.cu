@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: chapter 04's register-resident kernel without its scalar tail. When rows are
 // 16-byte aligned but cols % 4 != 0, the last cols % 4 elements of every row are neither
 // summed nor written. (Misaligned rows take 4-byte packs, which have no tail: those pass.)

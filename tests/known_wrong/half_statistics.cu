@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: statistics accumulated in half precision. A bf16 significand has 8 bits, so a
 // running sum of x^2 stops growing once its spacing (2 at 256, 4 at 512) dwarfs the terms; over
 // a 4096-wide row the mean square keeps a few correct bits and every output is scaled wrongly.

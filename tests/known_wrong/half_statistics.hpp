@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong for chapter 07: a bf16 RMSNorm whose sum of squares is accumulated in bf16. Not in
 // the registry; test_known_wrong_ch07.cpp checks that the bf16 grader rejects it.
 #pragma once

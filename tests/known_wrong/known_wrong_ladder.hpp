@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known-wrong RMSNorm kernels: each is a ladder kernel with one classic mistake. They are not
 // in the registry; test_known_wrong_ladder.cpp checks that grading rejects every one of them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the known-wrong kernels' host launchers share: the argument checks every RMSNorm launcher
 // makes, and the launch of an fp32 kernel that normalizes one row per block.
 #pragma once

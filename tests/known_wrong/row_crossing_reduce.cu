@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: a sub-warp reduction wider than the row's group of lanes. Chapter 09's narrow
 // kernel gives each row kLanes lanes and sums over exactly those (device::group_sum<kLanes>); a
 // kernel that keeps 8 lanes a row but sums over 16 adds the neighbouring row's squares into

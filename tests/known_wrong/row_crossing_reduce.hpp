@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong for chapter 09: a narrow RMSNorm whose rows are held by groups of 8 lanes but
 // reduced over 16, so each row's sum of squares takes in the neighbouring row's. Not in the
 // registry; test_known_wrong_ch09.cpp checks that the grader rejects it.

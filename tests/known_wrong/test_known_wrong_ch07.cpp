@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 07's known-wrong kernel: statistics accumulated in bf16 must fail the bf16 grader on
 // 4096-wide rows, while its twin with an fp32 sum, identical otherwise, passes every case.
 #include "normlab_catch.hpp"

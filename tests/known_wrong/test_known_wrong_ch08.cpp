@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 08's known-wrong kernels: each runs the chapter's default kernel and then redoes one
 // step wrongly; the harness must fail exactly the output that step writes, on a problem where
 // the chapter's kernel itself passes.

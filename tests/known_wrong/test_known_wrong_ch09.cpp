@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chapter 09's known-wrong kernel: a narrow RMSNorm that reduces a row over its neighbour's lanes
 // too must fail on every case with more than one row, while its twin that reduces over the row's
 // own lanes, identical otherwise, passes every case.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every known-wrong ladder kernel must be rejected by the grading that chapters 01-04 pass, and
 // by the case written to catch its mistake.
 #include "normlab_catch.hpp"

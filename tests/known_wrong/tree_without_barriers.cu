@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known wrong: chapter 02's tree reduction without its barriers. Nothing orders one warp's
 // writes to the shared array before another warp's reads of them, and nothing stops the
 // compiler from reading a level's inputs before this thread's previous level is stored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() of every normlab Catch2 test program. Built twice: as normlab_catch_cpu_main, and
 // with NORMLAB_GPU_TESTS as normlab_catch_gpu_main, which first checks for a GPU. Without
 // one, a GPU test program prints why and exits with NORMLAB_SKIP_CODE, which ctest reports

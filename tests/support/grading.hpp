@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file grading.hpp
 /// @brief Grading: run a kernel over a grid of cases and print a scorecard. Shared by the
 /// chapter tests, the exercise graders and the known-wrong kernel tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file layernorm_grading.hpp
 /// @brief What the LayerNorm graders of exercises 01 and 02 share: the entry that wraps a
 /// student's launcher, the graded cases, and the argument and sanitizer checks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Catch2 for normlab's tests, whichever generation the distribution ships: 2.13 (Debian 12,
 // Ubuntu 22.04: one header) or 3.x (Debian 13, Ubuntu 24.04: a library). tests/CMakeLists.txt
 // finds one and defines NORMLAB_CATCH2_MAJOR. The tests are written against this header and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // normlab check: one kernel (the op's default by default) on one case, every output compared with
 // the float64 reference; optionally the inputs and outputs dumped for a side-by-side run.
 #include "check.hpp"

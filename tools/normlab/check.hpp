@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file check.hpp
 /// @brief `normlab check`: runs one kernel on one fully described case and compares every
 /// output with the float64 reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The normlab program.
 //   normlab tour  [options]  runs every registered kernel on one problem (default 2048 x 8192
 //                            fp32), verifies each against float64 and prints one table.

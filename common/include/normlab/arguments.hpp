@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file arguments.hpp
 /// @brief Argument checks every host launcher makes before it launches anything.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file block_size.hpp
 /// @brief Block sizes chosen at run time for kernels whose block size is a template parameter.
 #pragma once

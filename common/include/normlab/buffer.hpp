@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file buffer.hpp
 /// @brief A move-only owner of device memory, with a poison fill, and a host
 /// matrix placed on the device inside a poisoned allocation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file check.hpp
 /// @brief Error checking: every CUDA call goes through NORMLAB_CHECK, every bad argument
 /// through normlab::check_argument.

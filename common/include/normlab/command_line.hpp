@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file command_line.hpp
 /// @brief How every normlab program reads its command line: one integer parser, one number
 /// parser and one walk over the options, each refusing bad input by the option's name.

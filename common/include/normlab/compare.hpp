@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file compare.hpp
 /// @brief Comparison with the float64 reference: per-dtype tolerances (defined once, here) and
 /// a readable report of what went wrong.

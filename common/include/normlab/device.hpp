@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file device.hpp
 /// @brief Is there a GPU, and which one.
 #pragma once

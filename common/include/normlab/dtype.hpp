@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file dtype.hpp
 /// @brief Element types of the tensors normlab kernels read and write.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file host_matrix.hpp
 /// @brief A row-major matrix on the host in any normlab dtype, with a row stride >= cols.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file json.hpp
 /// @brief The one JSON writer of the normlab programs: streaming, strings escaped, non-finite
 /// numbers written as null.

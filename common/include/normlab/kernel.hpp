@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file kernel.hpp
 /// @brief What a registered kernel is: the type-erased call it receives, what it declares it
 /// can take, and its entry. The list of entries lives with the chapters (chapters/registry.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file op_tensors.hpp
 /// @brief Each op described once, by the table of its tensors, and the host side of a case
 /// that walks it: inputs made, the float64 reference computed and compared block by block on

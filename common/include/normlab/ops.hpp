@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file ops.hpp
 /// @brief The operations normlab implements, problem shapes and their bytes models.
 #pragma once

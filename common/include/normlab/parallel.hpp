@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file parallel.hpp
 /// @brief Host work spread over every CPU core: input generation and the float64 reference
 /// of a 2e9-element problem take minutes on one core.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file program.hpp
 /// @brief What every chapter program and `normlab tour` share: option parsing, the GPU
 /// check, the choice of kernels and the results table.

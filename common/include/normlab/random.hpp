@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file random.hpp
 /// @brief Seeded random inputs. Never all zeros: zeros hide unwritten outputs and bad indexing.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file reference.hpp
 /// @brief Float64 CPU references for every op normlab teaches. Dense row-major inputs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file roofline.hpp
 /// @brief The copy roof: device-to-device copy bandwidth of this GPU, measured once per
 /// process, against which every kernel's achieved bandwidth is scored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file runner.hpp
 /// @brief Runs a registered kernel on one case: builds inputs, poisons outputs, launches,
 /// compares every output with the float64 reference, and times it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file timing.hpp
 /// @brief Timing with CUDA events: warm-up, repetitions, median and min, L2 flushed between
 /// repetitions so that small problems are not timed out of the cache.

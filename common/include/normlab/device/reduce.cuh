@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file reduce.cuh
 /// @brief Warp and block all-reduce, taught in chapter 03 and reused from chapter 04 on.
 ///

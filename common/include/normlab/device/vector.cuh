@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file vector.cuh
 /// @brief The 16-byte vector every fast kernel moves (4 floats or 8 halves), its conversions to
 /// and from fp32, and loads and stores of a chunk that may be cut by the row's ends. Taught in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file welford.cuh
 /// @brief Welford's moments of a set of values and Chan's merge of two sets, taught in
 /// chapter 05; block_reduce(moments, welford_merge) (reduce.cuh) gives a block's moments.
