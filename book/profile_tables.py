@@ -213,8 +213,9 @@ def fragment(data, chapter):
         return ('<p class="normlab-no-results">No profile is committed for this chapter yet '
                 "(<code>scripts/profile</code> writes <code>book/results/profile.json</code>).</p>")
     numbered = len(runs_of(rows)) > 1
+    described = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(caption(data, rows)))
     lines = [f'<table class="doxtable normlab-profile"><caption>'
-             f"{html.escape(caption(data, rows))} {html.escape(CAPTION_NOTE)}</caption>",
+             f"{described} {html.escape(CAPTION_NOTE)}</caption>",
              "<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS) + "</tr>"]
     for result in rows:
         lines.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>"
@@ -302,6 +303,7 @@ def self_test():
         ch04 = (out / "ch04_profile.html").read_text()
         assert "long_scoreboard 7.5" in ch04 and "4 (registers)" in ch04, ch04
         assert "Test GPU" in ch04 and "Other GPU" not in ch04 and "(run " not in ch04, ch04
+        assert "(<code>scripts/profile</code>)" in ch04, ch04
         assert "Other GPU" in (out / "ch08_profile.html").read_text()
         assert "No profile" in (out / "ch05_profile.html").read_text()
         assert (out / "ch09_profile.html").exists(), "every chapter page gets a fragment"
