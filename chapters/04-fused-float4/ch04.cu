@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
   for (int i = 0; i < kPacks; ++i)
     sum_of_squares += squares(slice[i]);
   const float inverse_rms =
-      rsqrtf(device::block_sum_once(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum_once<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
 
 #pragma unroll
   for (int i = 0; i < kPacks; ++i) {
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t p = t; p < packs; p += kThreads)
     sum_of_squares += squares(x_packs[p]);
   const float inverse_rms =
-      rsqrtf(device::block_sum_once(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum_once<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
 
   const auto* weight_packs = reinterpret_cast<const Pack*>(weight);
 #pragma unroll 4

@@ -90,12 +90,17 @@ __device__ __forceinline__ float group_sum(float value) {
 // [block_reduce]
 /// Two levels: each warp reduces in registers, lane 0 parks the warp's result in its slot, and
 /// after a barrier every warp reduces the slots again, so every thread ends with the block's
-/// result. Called once per block, that one barrier is all it needs.
-template <typename T, typename Combine>
+/// result. Called once per block, that one barrier is all it needs. kThreads: the block size
+/// when the kernel knows it at compile time (chapter 03's block_sum took it so), which spares
+/// reading blockDim.x and lets a full block of 32 warps read its slots unconditionally; 0 to
+/// take blockDim.x.
+template <int kThreads = 0, typename T, typename Combine>
 __device__ __forceinline__ T block_reduce_once(T value, Combine combine) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= kWarpSize * kWarpSize,
+                "a block of whole warps, at most 32 of them");
   __shared__ T per_warp[kWarpSize];
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  const int warps = static_cast<int>(blockDim.x) / kWarpSize;
+  const int warps = (kThreads != 0 ? kThreads : static_cast<int>(blockDim.x)) / kWarpSize;
   value = warp_reduce(value, combine);
   if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
   __syncthreads();
@@ -112,8 +117,9 @@ __device__ __forceinline__ T block_reduce(T value, Combine combine) {
 }
 
 /// The block's total, in every thread: once per block, one barrier.
+template <int kThreads = 0>
 __device__ __forceinline__ float block_sum_once(float value) {
-  return block_reduce_once(value, Plus{});
+  return block_reduce_once<kThreads>(value, Plus{});
 }
 
 /// The block's total, in every thread; may be called again at once.
