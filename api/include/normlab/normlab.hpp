@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file normlab.hpp
+/// @brief normlab's public interface: every op, run by the kernel the dispatcher picks for the
+/// call's shape, dtypes, layout and GPU. Link `normlab::normlab` (after `cmake --install`,
+/// `find_package(normlab)`), include this header, fill a NormCall and call run().
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "normlab/kernel.hpp"
+
+namespace normlab {
+
+/// What run() would do with a call: the kernel, why the dispatcher chose it, and the scratch it
+/// needs (NormCall::scratch must then point at that many bytes, 256-byte aligned).
+struct Plan {
+  const KernelEntry* kernel = nullptr;
+  std::string why;
+  std::size_t scratch_bytes = 0;
+};
+
+/// The dispatcher's decision for @p call on the current device. Throws std::invalid_argument
+/// naming the argument when the call is malformed (a null tensor, a stride below cols, a
+/// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
+/// says what each candidate refused).
+Plan plan(const NormCall& call);
+
+/// Checks @p call, plans it and launches the chosen kernel on @p stream. Nothing is launched
+/// when it throws (std::invalid_argument as plan(), and when the scratch is missing or short).
+/// Launch errors are thrown as std::runtime_error.
+void run(const NormCall& call, cudaStream_t stream = nullptr);
+
+}  // namespace normlab
