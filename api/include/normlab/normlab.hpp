@@ -20,6 +20,9 @@ struct Plan {
   const KernelEntry* kernel = nullptr;
   std::string why;
   std::size_t scratch_bytes = 0;
+  /// How the kernel will be launched, in words: chapter 09's configuration, threads a block and
+  /// blocks when it runs chapter 09's table; otherwise the kernel's summary.
+  std::string launch;
 };
 
 /// The dispatcher's decision for @p call on the current device. Throws std::invalid_argument
@@ -27,6 +30,11 @@ struct Plan {
 /// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
 /// says what each candidate refused).
 Plan plan(const NormCall& call);
+
+/// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
+/// current device's, asked only of a kernel that declares a minimum). Needs no GPU: pointers
+/// are read as addresses, never dereferenced.
+Plan plan(const NormCall& call, int compute_capability);
 
 /// Checks @p call, plans it and launches the chosen kernel on @p stream. Nothing is launched
 /// when it throws (std::invalid_argument as plan(), and when the scratch is missing or short).

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file call_tensors.hpp
+/// @brief A NormCall read through its op's table of tensors (op_tensors.hpp): where each tensor
+/// is, whether the call gives it, and its element size.
+#pragma once
+
+#include <cstdint>
+
+#include "normlab/kernel.hpp"
+#include "normlab/op_tensors.hpp"
+
+namespace normlab::dispatch {
+
+/// Where a NormCall keeps one tensor: its address and row stride (0 for a vector or statistic).
+struct Bound {
+  const void* data = nullptr;
+  std::int64_t stride = 0;
+};
+
+/// The field of @p call that holds @p tensor.
+Bound bound(const NormCall& call, Tensor tensor);
+
+/// Whether @p call has the tensor of @p spec: always for a required one; the weight and bias
+/// (and their gradients) when the call gives them; statistics and dresidual when non-null.
+bool given(const TensorSpec& spec, const NormCall& call);
+
+/// Bytes per element of the tensor of @p spec in @p call.
+std::int64_t element_bytes(const TensorSpec& spec, const NormCall& call);
+
+}  // namespace normlab::dispatch
