@@ -45,8 +45,7 @@ bool given(const TensorSpec& spec, const NormCall& call) {
       return true;
     case Presence::weight:
       return call.weight != nullptr;
-    case Presence::bias:
-      return call.bias != nullptr;
+    case Presence::bias:  // the bias, or (backward, which does not read it) its gradient
     case Presence::statistics:
     case Presence::residual_gradient:
       return bound(call, spec.tensor).data != nullptr;

@@ -20,8 +20,9 @@ struct Bound {
 /// The field of @p call that holds @p tensor.
 Bound bound(const NormCall& call, Tensor tensor);
 
-/// Whether @p call has the tensor of @p spec: always for a required one; the weight and bias
-/// (and their gradients) when the call gives them; statistics and dresidual when non-null.
+/// Whether @p call has the tensor of @p spec: always for a required one; the weight and its
+/// gradient when the call gives a weight; the others (bias, dbias, statistics, dresidual) when
+/// non-null.
 bool given(const TensorSpec& spec, const NormCall& call);
 
 /// Bytes per element of the tensor of @p spec in @p call.

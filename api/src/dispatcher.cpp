@@ -50,7 +50,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
                                .dtype = call.dtype,
                                .weight_dtype = call.weight_dtype,
                                .weight = call.weight != nullptr,
-                               .bias = takes_bias(call.op) && call.bias != nullptr},
+                               .bias = false},
                      .weight_plus_one = call.weight_plus_one,
                      .compute_capability = compute_capability};
   bool parameters_aligned = true;
@@ -58,6 +58,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     if (!given(spec, call)) continue;
     const Bound b = bound(call, spec.tensor);
     const auto address = reinterpret_cast<std::uintptr_t>(b.data);
+    needs.shape.bias = needs.shape.bias || spec.presence == Presence::bias;
     needs.statistics = needs.statistics || spec.presence == Presence::statistics;
     needs.residual_gradient = needs.residual_gradient || spec.tensor == Tensor::dresidual;
     if (spec.extent == Extent::row_vector && spec.role == Role::input)
@@ -178,10 +179,12 @@ std::string launch_of(const KernelEntry& kernel, const Facts& f) {
 }
 
 Plan plan_of(const KernelEntry& kernel, const Facts& f, std::string why) {
-  return {.kernel = &kernel,
-          .why = std::move(why),
-          .scratch_bytes = kernel.scratch_bytes ? kernel.scratch_bytes(f.needs.shape) : 0,
-          .launch = launch_of(kernel, f)};
+  return {.kernel = &kernel, .why = std::move(why), .launch = launch_of(kernel, f)};
+}
+
+Plan with_scratch(Plan plan, const Shape& shape) {
+  plan.scratch_bytes = scratch_of(*plan.kernel, shape);
+  return plan;
 }
 
 // The op's kernels, the newest chapter first (registry order within a chapter).
@@ -225,13 +228,19 @@ Plan decide(const Facts& facts, std::span<const KernelEntry> kernels) {
                               (refusals.empty() ? " none is registered for the op" : refusals));
 }
 
+std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape) {
+  return kernel.scratch_bytes ? kernel.scratch_bytes(shape) : 0;
+}
+
 Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels) {
   validate(call);
-  return decide(facts_of(call, compute_capability), kernels);
+  const Facts facts = facts_of(call, compute_capability);
+  return with_scratch(decide(facts, kernels), facts.needs.shape);
 }
 
 Plan plan(const Case& c, int compute_capability) {
-  return decide(facts_of(c, compute_capability), kernel_registry());
+  const Facts facts = facts_of(c, compute_capability);
+  return with_scratch(decide(facts, kernel_registry()), facts.needs.shape);
 }
 
 }  // namespace normlab::dispatch

@@ -33,9 +33,14 @@ Facts facts_of(const NormCall& call, int compute_capability);
 /// compute_capability 0 leaves it to the current device.
 Facts facts_of(const Case& c, int compute_capability);
 
-/// The decision table (dispatcher.cpp) over @p kernels; throws std::invalid_argument listing
+/// The decision table (dispatcher.cpp) over @p kernels: the kernel, why and how it launches,
+/// scratch_bytes left 0 (scratch_of may need the GPU). Throws std::invalid_argument listing
 /// every candidate's refusal when none of them takes the call.
 Plan decide(const Facts& facts, std::span<const KernelEntry> kernels);
+
+/// The scratch @p kernel needs for @p shape; chapter 08's deterministic reduction sizes it by
+/// the current GPU's SM count (a CudaError without a GPU).
+std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape);
 
 /// plan(call, compute_capability) over @p kernels instead of the registry.
 Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels);

@@ -32,8 +32,9 @@ struct Plan {
 Plan plan(const NormCall& call);
 
 /// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
-/// current device's, asked only of a kernel that declares a minimum). Needs no GPU: pointers
-/// are read as addresses, never dereferenced.
+/// current device's, asked only of a kernel that declares a minimum). Pointers are read as
+/// addresses, never dereferenced, and no GPU is needed, except for a scratch sized by the GPU
+/// (chapter 08's deterministic backward: by its SM count).
 Plan plan(const NormCall& call, int compute_capability);
 
 /// Checks @p call, plans it and launches the chosen kernel on @p stream. Nothing is launched
