@@ -148,6 +148,11 @@ TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", 
   call.y = address(Tensor::y, 2);
   CHECK(kernel_for(call) == "ch09_layernorm");
   CHECK_THAT(decided(call).launch, Catch::StartsWith("narrow32x8_any"));
+  // Rows that do not all start on the 16-byte grid span one chunk more (chapter 07's count):
+  // 1024 bf16 columns 1027 apart, 129 chunks.
+  call = full_call(Op::layernorm, 8192, 1024);
+  call.x_stride = call.y_stride = 1027;
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("narrow32x8_any"));
   call = full_call(Op::layernorm, 8192, 1024, DType::f32);
   CHECK(kernel_for(call) == "ch09_layernorm");
   call.x = address(Tensor::x, 4);
