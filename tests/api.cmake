@@ -6,3 +6,12 @@
 # as the NormCall the Workspace makes of it.
 normlab_add_test(NAME test_dispatch KIND cpu SOURCES cpu/test_dispatch.cpp
   LIBRARIES normlab_api LABELS api)
+
+# CPU (and, where a GPU is visible, run() too): cmake --install into a fresh prefix, then
+# tests/consumer built against it with find_package(normlab) and run.
+add_test(NAME consumer_of_installed_package
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consumer/check_consumer.sh ${CMAKE_COMMAND}
+                 ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER} ${CUDAToolkit_LIBRARY_ROOT}
+                 ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/consumer_of_installed_package)
+set_tests_properties(consumer_of_installed_package PROPERTIES LABELS "cpu;api")
