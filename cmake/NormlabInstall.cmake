@@ -9,6 +9,7 @@ set(NORMLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/normlab)
 # normlab.hpp and what it includes, transitively (the consumer test fails without any of them).
 install(FILES ${PROJECT_SOURCE_DIR}/api/include/normlab/normlab.hpp
               ${PROJECT_SOURCE_DIR}/common/include/normlab/kernel.hpp
+              ${PROJECT_SOURCE_DIR}/common/include/normlab/dtype.hpp
               ${PROJECT_SOURCE_DIR}/common/include/normlab/ops.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/normlab)
 
