@@ -15,3 +15,8 @@ add_test(NAME consumer_of_installed_package
                  ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/consumer_of_installed_package)
 set_tests_properties(consumer_of_installed_package PROPERTIES LABELS "cpu;api")
+
+# CPU: normlab explain at every boundary of the table, sm_90 assumed without a GPU, bad options.
+add_test(NAME normlab_explain
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cpu/explain_cli.sh $<TARGET_FILE:normlab>)
+set_tests_properties(normlab_explain PROPERTIES LABELS "cpu;api")
