@@ -20,3 +20,7 @@ set_tests_properties(consumer_of_installed_package PROPERTIES LABELS "cpu;api")
 add_test(NAME normlab_explain
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cpu/explain_cli.sh $<TARGET_FILE:normlab>)
 set_tests_properties(normlab_explain PROPERTIES LABELS "cpu;api")
+
+# GPU: run() through every rule against the float64 reference; a refused call launches nothing.
+normlab_add_test(NAME test_dispatch_run KIND gpu SOURCES gpu/test_dispatch_run.cpp
+  LIBRARIES normlab_api LABELS api)
