@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file call_tensors.hpp
-/// @brief A NormCall read through its op's table of tensors (op_tensors.hpp): where each tensor
-/// is, whether the call gives it, and its element size.
+/// @brief A NormCall read through its op's table of tensors (op_tensors.hpp): whether the call
+/// gives a tensor, and its element size.
 #pragma once
 
 #include <cstdint>
@@ -10,15 +10,6 @@
 #include "normlab/op_tensors.hpp"
 
 namespace normlab::dispatch {
-
-/// Where a NormCall keeps one tensor: its address and row stride (0 for a vector or statistic).
-struct Bound {
-  const void* data = nullptr;
-  std::int64_t stride = 0;
-};
-
-/// The field of @p call that holds @p tensor.
-Bound bound(const NormCall& call, Tensor tensor);
 
 /// Whether @p call has the tensor of @p spec: always for a required one; the weight and its
 /// gradient when the call gives a weight; the others (bias, dbias, statistics, dresidual) when

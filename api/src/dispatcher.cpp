@@ -56,7 +56,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
   bool parameters_aligned = true;
   for (const TensorSpec& spec : tensors_of(call.op)) {
     if (!given(spec, call)) continue;
-    const Bound b = bound(call, spec.tensor);
+    const TensorField b = field_of(call, spec.tensor);
     const auto address = reinterpret_cast<std::uintptr_t>(b.data);
     needs.shape.bias = needs.shape.bias || spec.presence == Presence::bias;
     needs.statistics = needs.statistics || spec.presence == Presence::statistics;
@@ -70,7 +70,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
         std::min(needs.pitch_alignment,
                  alignment_of(static_cast<std::uint64_t>(b.stride * element_bytes(spec, call))));
     if (spec.in_place_over && b.data != nullptr)
-      needs.in_place = needs.in_place || b.data == bound(call, *spec.in_place_over).data;
+      needs.in_place = needs.in_place || b.data == field_of(call, *spec.in_place_over).data;
   }
   const bool rows_aligned = needs.base_alignment >= kVectorBytes &&
                             needs.pitch_alignment >= kVectorBytes && parameters_aligned;

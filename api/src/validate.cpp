@@ -51,7 +51,7 @@ void validate_types(const NormCall& call) {
 // aligned to its element.
 void validate_tensor_of(const TensorSpec& spec, const NormCall& call) {
   const char* name = name_of(spec.tensor);
-  const Bound b = bound(call, spec.tensor);
+  const TensorField b = field_of(call, spec.tensor);
   switch (spec.extent) {
     case Extent::matrix:
       validate_tensor(kFunction, name, b.data, call.rows, call.cols, b.stride);
@@ -84,9 +84,9 @@ void validate(const NormCall& call) {
   for (const TensorSpec& spec : tensors_of(call.op)) {
     if (!given(spec, call)) continue;
     validate_tensor_of(spec, call);
-    if (spec.in_place_over && bound(call, spec.tensor).data != nullptr) {
-      const Bound input = bound(call, *spec.in_place_over);
-      const Bound output = bound(call, spec.tensor);
+    if (spec.in_place_over && field_of(call, spec.tensor).data != nullptr) {
+      const TensorField input = field_of(call, *spec.in_place_over);
+      const TensorField output = field_of(call, spec.tensor);
       const std::string stride_name = std::string(name_of(spec.tensor)) + "_stride";
       validate_in_place(kFunction, input.data, input.stride, output.data, output.stride,
                         stride_name.c_str());

@@ -16,57 +16,6 @@ namespace normlab {
 
 namespace {
 
-// Puts @p data (and its row stride) where NormCall keeps @p tensor.
-void bind(NormCall& call, Tensor tensor, void* data, std::int64_t stride) {
-  switch (tensor) {
-    case Tensor::x:
-      call.x = data, call.x_stride = stride;
-      return;
-    case Tensor::residual:
-      call.residual = data, call.residual_stride = stride;
-      return;
-    case Tensor::weight:
-      call.weight = data;
-      return;
-    case Tensor::bias:
-      call.bias = data;
-      return;
-    case Tensor::dy:
-      call.dy = data, call.dy_stride = stride;
-      return;
-    case Tensor::dresidual:
-      call.dresidual = data, call.dresidual_stride = stride;
-      return;
-    case Tensor::saved_mean:
-      call.saved_mean = static_cast<const float*>(data);
-      return;
-    case Tensor::saved_rstd:
-      call.saved_rstd = static_cast<const float*>(data);
-      return;
-    case Tensor::y:
-      call.y = data, call.y_stride = stride;
-      return;
-    case Tensor::residual_out:
-      call.residual_out = data, call.residual_out_stride = stride;
-      return;
-    case Tensor::mean:
-      call.mean = static_cast<float*>(data);
-      return;
-    case Tensor::rstd:
-      call.rstd = static_cast<float*>(data);
-      return;
-    case Tensor::dx:
-      call.dx = data, call.dx_stride = stride;
-      return;
-    case Tensor::dweight:
-      call.dweight = data;
-      return;
-    case Tensor::dbias:
-      call.dbias = data;
-      return;
-  }
-}
-
 void require_support(const KernelEntry& kernel, const Case& c) {
   const std::string refusal = kernel.refusal(c);
   if (!refusal.empty()) {

@@ -35,63 +35,12 @@ void* address(Tensor tensor, std::int64_t offset = 0) {
   return reinterpret_cast<void*>(base + static_cast<std::uintptr_t>(offset));
 }
 
-// Puts @p data (and its row stride) where NormCall keeps @p tensor.
-void put(NormCall& call, Tensor tensor, void* data, std::int64_t stride) {
-  switch (tensor) {
-    case Tensor::x:
-      call.x = data, call.x_stride = stride;
-      return;
-    case Tensor::residual:
-      call.residual = data, call.residual_stride = stride;
-      return;
-    case Tensor::weight:
-      call.weight = data;
-      return;
-    case Tensor::bias:
-      call.bias = data;
-      return;
-    case Tensor::dy:
-      call.dy = data, call.dy_stride = stride;
-      return;
-    case Tensor::dresidual:
-      call.dresidual = data, call.dresidual_stride = stride;
-      return;
-    case Tensor::saved_mean:
-      call.saved_mean = static_cast<const float*>(data);
-      return;
-    case Tensor::saved_rstd:
-      call.saved_rstd = static_cast<const float*>(data);
-      return;
-    case Tensor::y:
-      call.y = data, call.y_stride = stride;
-      return;
-    case Tensor::residual_out:
-      call.residual_out = data, call.residual_out_stride = stride;
-      return;
-    case Tensor::mean:
-      call.mean = static_cast<float*>(data);
-      return;
-    case Tensor::rstd:
-      call.rstd = static_cast<float*>(data);
-      return;
-    case Tensor::dx:
-      call.dx = data, call.dx_stride = stride;
-      return;
-    case Tensor::dweight:
-      call.dweight = data;
-      return;
-    case Tensor::dbias:
-      call.dbias = data;
-      return;
-  }
-}
-
 // A well-formed call: every tensor of @p op given (weight, bias, statistics, dresidual
 // included), rows cols elements apart.
 NormCall full_call(Op op, std::int64_t rows, std::int64_t cols, DType dtype = DType::bf16) {
   NormCall call{.op = op, .dtype = dtype, .weight_dtype = dtype, .rows = rows, .cols = cols};
   for (const normlab::TensorSpec& spec : normlab::tensors_of(op))
-    put(call, spec.tensor, address(spec.tensor), cols);
+    normlab::bind(call, spec.tensor, address(spec.tensor), cols);
   return call;
 }
 
@@ -104,7 +53,8 @@ NormCall workspace_call(const Case& c) {
   for (const normlab::TensorSpec& spec : normlab::tensors_of(c.op)) {
     if (spec.extent != normlab::Extent::matrix) continue;
     const Tensor home = c.in_place && spec.in_place_over ? *spec.in_place_over : spec.tensor;
-    put(call, spec.tensor, address(home, c.misalign * element), normlab::activation_stride(c));
+    normlab::bind(call, spec.tensor, address(home, c.misalign * element),
+                  normlab::activation_stride(c));
   }
   return call;
 }
