@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -188,68 +189,64 @@ TEST_CASE("a rule's kernel that refuses the call hands it to the newest kernel t
   CHECK_THROWS_WITH(decided(call, without_ch09), Catch::Contains("none is registered"));
 }
 
-TEST_CASE("malformed calls are refused by the argument's name", "[dispatch]") {
-  const NormCall good = full_call(Op::add_layernorm, 16, 1000);
-  CHECK_NOTHROW(normlab::plan(good, kHopper));
-  NormCall call = good;
-  call.op = Op::copy;
-  require_refused(call, "op");
-  call = good;
-  call.op = static_cast<Op>(42);
-  require_refused(call, "op");
-  call = good;
-  call.dtype = static_cast<DType>(7);
-  require_refused(call, "dtype");
-  call = good;
-  call.weight_dtype = DType::f16;  // bf16 activations: fp16 parameters are neither
-  require_refused(call, "weight_dtype");
-  call = good;
-  call.rows = -1;
-  require_refused(call, "rows");
-  call = good;
-  call.cols = 0;
-  require_refused(call, "cols");
-  for (float eps : {0.0f, -1e-5f, std::nanf(""), std::numeric_limits<float>::infinity()}) {
-    call = good;
-    call.eps = eps;
-    require_refused(call, "eps");
+// A call spoiled in one argument, which plan() must name.
+struct Spoiled {
+  const char* argument;
+  void (*spoil)(NormCall&);
+};
+
+void require_each_refused(const NormCall& good, std::initializer_list<Spoiled> spoiled) {
+  CHECK_NOTHROW(dispatch::validate(good));
+  for (const Spoiled& s : spoiled) {
+    NormCall call = good;
+    s.spoil(call);
+    require_refused(call, s.argument);
   }
-  call = good;
-  call.residual = nullptr;
-  require_refused(call, "residual");
-  call = good;
-  call.residual_out_stride = 999;
-  require_refused(call, "residual_out_stride");
-  call = good;
-  call.y = address(Tensor::y, 1);  // half a bf16 element in
-  require_refused(call, "y");
-  call = good;
-  call.mean = static_cast<float*>(address(Tensor::mean, 2));
-  require_refused(call, "mean");
-  call = good;
-  call.residual_out = const_cast<void*>(call.residual);  // in place, but other rows
-  call.residual_out_stride = 1024;
-  require_refused(call, "residual_out_stride");
-  call = good;
-  call.weight = nullptr;  // (1 + w) with no w
-  call.weight_plus_one = true;
-  require_refused(call, "weight_plus_one");
-  CHECK_THROWS_WITH(normlab::plan(good, -1), Catch::Contains("'compute_capability'"));
+}
+
+TEST_CASE("malformed calls are refused by the argument's name", "[dispatch]") {
+  require_each_refused(
+      full_call(Op::add_layernorm, 16, 1000),
+      {
+          {"op", [](NormCall& c) { c.op = Op::copy; }},
+          {"op", [](NormCall& c) { c.op = static_cast<Op>(42); }},
+          {"dtype", [](NormCall& c) { c.dtype = static_cast<DType>(7); }},
+          // bf16 activations: fp16 parameters are neither their dtype nor fp32.
+          {"weight_dtype", [](NormCall& c) { c.weight_dtype = DType::f16; }},
+          {"rows", [](NormCall& c) { c.rows = -1; }},
+          {"cols", [](NormCall& c) { c.cols = 0; }},
+          {"eps", [](NormCall& c) { c.eps = 0.0f; }},
+          {"eps", [](NormCall& c) { c.eps = -1e-5f; }},
+          {"eps", [](NormCall& c) { c.eps = std::nanf(""); }},
+          {"eps", [](NormCall& c) { c.eps = std::numeric_limits<float>::infinity(); }},
+          {"residual", [](NormCall& c) { c.residual = nullptr; }},
+          {"residual_out_stride", [](NormCall& c) { c.residual_out_stride = 999; }},
+          // Half a bf16 element in; a statistic half an fp32 one.
+          {"y", [](NormCall& c) { c.y = address(Tensor::y, 1); }},
+          {"mean", [](NormCall& c) { c.mean = static_cast<float*>(address(Tensor::mean, 2)); }},
+          // In place, but over other rows.
+          {"residual_out_stride",
+           [](NormCall& c) {
+             c.residual_out = const_cast<void*>(c.residual);
+             c.residual_out_stride = 1024;
+           }},
+          // (1 + w) with no w.
+          {"weight_plus_one",
+           [](NormCall& c) {
+             c.weight = nullptr;
+             c.weight_plus_one = true;
+           }},
+      });
   // Backward: the saved statistics, and the gradient of every parameter given.
-  const NormCall grad = full_call(Op::layernorm_backward, 16, 1000);
-  CHECK_NOTHROW(dispatch::validate(grad));
-  call = grad;
-  call.saved_mean = nullptr;
-  require_refused(call, "saved_mean");
-  call = grad;
-  call.dbias = address(Tensor::dbias, 1);
-  require_refused(call, "dbias");
-  call = grad;
-  call.dweight = nullptr;
-  require_refused(call, "dweight");
-  call = grad;
-  call.dx_stride = 10;
-  require_refused(call, "dx_stride");
+  require_each_refused(full_call(Op::layernorm_backward, 16, 1000),
+                       {
+                           {"saved_mean", [](NormCall& c) { c.saved_mean = nullptr; }},
+                           {"dbias", [](NormCall& c) { c.dbias = address(Tensor::dbias, 1); }},
+                           {"dweight", [](NormCall& c) { c.dweight = nullptr; }},
+                           {"dx_stride", [](NormCall& c) { c.dx_stride = 10; }},
+                       });
+  CHECK_THROWS_WITH(normlab::plan(full_call(Op::rmsnorm, 4, 64), -1),
+                    Catch::Contains("'compute_capability'"));
 }
 
 TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[dispatch]") {
