@@ -28,7 +28,9 @@ struct Plan {
 /// The dispatcher's decision for @p call on the current device. Throws std::invalid_argument
 /// naming the argument when the call is malformed (a null tensor, a stride below cols, a
 /// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
-/// says what each candidate refused).
+/// says what each candidate refused). Fields the op does not read are ignored. An output may
+/// lie exactly over its input (y over x; residual_out over residual; dx over dy) with the same
+/// stride; other overlaps between tensors are not detected.
 Plan plan(const NormCall& call);
 
 /// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
