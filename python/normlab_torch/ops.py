@@ -116,7 +116,7 @@ def _check_norm(x, weight, bias, eps, gemma=False, residual=None, out=None):
         raise TypeError(f"bias has dtype {bias.dtype} and weight {weight.dtype}; they must match")
     if gemma and weight is None:
         raise ValueError("gemma: scaling by (1 + weight) needs a weight")
-    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps > 0):
+    if not 0 < eps < math.inf:  # comparisons only: under torch.compile eps may be symbolic
         raise ValueError(f"eps must be a positive finite number, got {eps!r}")
     if x.numel():
         for name, tensor in (("x", x), ("residual", residual), ("out", out)):
