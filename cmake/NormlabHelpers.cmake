@@ -30,7 +30,7 @@ function(normlab_add_chapter)
   cmake_parse_arguments(CH "" "NUMBER;SLUG" "SOURCES" ${ARGN})
   set(lib normlab_ch${CH_NUMBER})
   add_library(${lib} STATIC ${CH_SOURCES})
-  target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>)
   target_link_libraries(${lib} PUBLIC normlab_common)
   normlab_target_defaults(${lib})
 

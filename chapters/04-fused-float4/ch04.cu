@@ -35,7 +35,8 @@ namespace {
 // [registers]
 // What changed from chapter 03: the row is loaded once, into registers (kPacks packs per
 // thread, all loads issued before the first use), reduced (chapter 03's two-level sum, now the
-// library's device::block_sum), then scaled from those registers.
+// library's device::block_sum_once: one barrier, as in chapter 03, since each block reduces
+// once), then scaled from those registers.
 // Thread t holds packs t, t + kThreads, ...; the tail (the cols % 4 elements after the
 // last whole float4; none on the 4-byte path) is one element each for the first threads.
 // __launch_bounds__ caps registers so that at least 1024 threads fit on an SM.
@@ -63,7 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
   for (int i = 0; i < kPacks; ++i)
     sum_of_squares += squares(slice[i]);
   const float inverse_rms =
-      rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum_once<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
 
 #pragma unroll
   for (int i = 0; i < kPacks; ++i) {
@@ -79,8 +80,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 
 // [two_reads]
 // Rows too wide for registers: the same accesses, but x is read twice, once for the sum and
-// once to scale. While the rows resident on the GPU fit in L2 the second read comes from
-// there, so DRAM still sees about 2 * rows * cols * 4 bytes; the loop just issues more loads.
+// once to scale. While the rows resident on the GPU fit on chip the second read is served
+// there (mostly by the SM's L1, the profile shows), so DRAM still sees about
+// 2 * rows * cols * 4 bytes; the loop just issues more loads.
 template <typename Pack, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     rmsnorm_two_reads_kernel(const float* __restrict__ x, std::int64_t x_stride,
@@ -98,7 +100,7 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t p = t; p < packs; p += kThreads)
     sum_of_squares += squares(x_packs[p]);
   const float inverse_rms =
-      rsqrtf(device::block_sum(sum_of_squares) / static_cast<float>(cols) + eps);
+      rsqrtf(device::block_sum_once<kThreads>(sum_of_squares) / static_cast<float>(cols) + eps);
 
   const auto* weight_packs = reinterpret_cast<const Pack*>(weight);
 #pragma unroll 4

@@ -12,7 +12,7 @@
 namespace normlab::ch04 {
 
 /// The widest row (in fp32 elements) kept in registers: 384 threads x 32 floats. Wider rows
-/// are read twice (rmsnorm_two_reads), the second time mostly from L2.
+/// are read twice (rmsnorm_two_reads), the second time mostly from the SM's L1.
 inline constexpr std::int64_t kMaxRegisterCols = 12288;
 
 /// y = x / sqrt(mean(x^2) + eps) * weight for a strided rows x cols fp32 tensor, one block per

@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
     sums.sum += v;
     sums.sum_of_squares += v * v;
   });
-  sums = device::block_reduce(sums, add_sums);
+  sums = device::block_reduce_once<L::kThreads>(sums, add_sums);
   const float mean = sums.sum / static_cast<float>(cols);
   const float variance = fmaxf(sums.sum_of_squares / static_cast<float>(cols) - mean * mean, 0.0f);
   const float rstd = rsqrtf(variance + eps);
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   device::Moments moments{};
   slice.for_each(cols, [&](float v) { moments = device::welford_push(moments, v - pivot); });
-  moments = device::block_reduce(moments, device::welford_merge);
+  moments = device::block_reduce_once<L::kThreads>(moments, device::welford_merge);
   const float rstd = rsqrtf(moments.m2 / moments.count + eps);
 
   write_statistics(mean_out, rstd_out, row, pivot + moments.mean, rstd);

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   float sum_of_squares = 0.0f;
   h.for_each(cols, [&](float v) { sum_of_squares += v * v; });
-  sum_of_squares = device::block_sum(sum_of_squares);
+  sum_of_squares = device::block_sum_once<L::kThreads>(sum_of_squares);
   const float rstd = rsqrtf(sum_of_squares / static_cast<float>(cols) + eps);
 
   ch05::write_statistics(nullptr, rstd_out, row, 0.0f, rstd);
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   device::Moments moments{};
   h.for_each(cols, [&](float v) { moments = device::welford_push(moments, v - pivot); });
-  moments = device::block_reduce(moments, device::welford_merge);
+  moments = device::block_reduce_once<L::kThreads>(moments, device::welford_merge);
   const float rstd = rsqrtf(moments.m2 / moments.count + eps);
 
   ch05::write_statistics(mean_out, rstd_out, row, pivot + moments.mean, rstd);
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocksPerSm)
 
   float sum_of_squares = 0.0f;
   h.for_each(cols, [&](float v) { sum_of_squares += v * v; });
-  sum_of_squares = device::block_sum(sum_of_squares);
+  sum_of_squares = device::block_sum_once<L::kThreads>(sum_of_squares);
   const float rstd = rsqrtf(sum_of_squares / static_cast<float>(cols) + eps);
 
   ch05::write_statistics(nullptr, rstd_out, row, 0.0f, rstd);

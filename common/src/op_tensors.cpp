@@ -305,6 +305,92 @@ DType dtype_of(const TensorSpec& spec, const Case& c) {
   return DType::f32;
 }
 
+void bind(NormCall& call, Tensor tensor, void* data, std::int64_t stride) {
+  switch (tensor) {
+    case x:
+      call.x = data, call.x_stride = stride;
+      return;
+    case residual:
+      call.residual = data, call.residual_stride = stride;
+      return;
+    case weight:
+      call.weight = data;
+      return;
+    case bias:
+      call.bias = data;
+      return;
+    case dy:
+      call.dy = data, call.dy_stride = stride;
+      return;
+    case dresidual:
+      call.dresidual = data, call.dresidual_stride = stride;
+      return;
+    case saved_mean:
+      call.saved_mean = static_cast<const float*>(data);
+      return;
+    case saved_rstd:
+      call.saved_rstd = static_cast<const float*>(data);
+      return;
+    case y:
+      call.y = data, call.y_stride = stride;
+      return;
+    case residual_out:
+      call.residual_out = data, call.residual_out_stride = stride;
+      return;
+    case mean:
+      call.mean = static_cast<float*>(data);
+      return;
+    case rstd:
+      call.rstd = static_cast<float*>(data);
+      return;
+    case dx:
+      call.dx = data, call.dx_stride = stride;
+      return;
+    case dweight:
+      call.dweight = data;
+      return;
+    case dbias:
+      call.dbias = data;
+      return;
+  }
+}
+
+TensorField field_of(const NormCall& call, Tensor tensor) {
+  switch (tensor) {
+    case x:
+      return {call.x, call.x_stride};
+    case residual:
+      return {call.residual, call.residual_stride};
+    case weight:
+      return {call.weight};
+    case bias:
+      return {call.bias};
+    case dy:
+      return {call.dy, call.dy_stride};
+    case dresidual:
+      return {call.dresidual, call.dresidual_stride};
+    case saved_mean:
+      return {call.saved_mean};
+    case saved_rstd:
+      return {call.saved_rstd};
+    case y:
+      return {call.y, call.y_stride};
+    case residual_out:
+      return {call.residual_out, call.residual_out_stride};
+    case mean:
+      return {call.mean};
+    case rstd:
+      return {call.rstd};
+    case dx:
+      return {call.dx, call.dx_stride};
+    case dweight:
+      return {call.dweight};
+    case dbias:
+      return {call.dbias};
+  }
+  return {};
+}
+
 HostMatrix& at(HostTensors& tensors, Tensor tensor) {
   return tensors[static_cast<std::size_t>(tensor)];
 }

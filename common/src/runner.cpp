@@ -8,7 +8,6 @@
 
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
-#include "normlab/device.hpp"
 #include "normlab/json.hpp"
 #include "normlab/op_tensors.hpp"
 #include "normlab/roofline.hpp"
@@ -16,57 +15,6 @@
 namespace normlab {
 
 namespace {
-
-// Puts @p data (and its row stride) where NormCall keeps @p tensor.
-void bind(NormCall& call, Tensor tensor, void* data, std::int64_t stride) {
-  switch (tensor) {
-    case Tensor::x:
-      call.x = data, call.x_stride = stride;
-      return;
-    case Tensor::residual:
-      call.residual = data, call.residual_stride = stride;
-      return;
-    case Tensor::weight:
-      call.weight = data;
-      return;
-    case Tensor::bias:
-      call.bias = data;
-      return;
-    case Tensor::dy:
-      call.dy = data, call.dy_stride = stride;
-      return;
-    case Tensor::dresidual:
-      call.dresidual = data, call.dresidual_stride = stride;
-      return;
-    case Tensor::saved_mean:
-      call.saved_mean = static_cast<const float*>(data);
-      return;
-    case Tensor::saved_rstd:
-      call.saved_rstd = static_cast<const float*>(data);
-      return;
-    case Tensor::y:
-      call.y = data, call.y_stride = stride;
-      return;
-    case Tensor::residual_out:
-      call.residual_out = data, call.residual_out_stride = stride;
-      return;
-    case Tensor::mean:
-      call.mean = static_cast<float*>(data);
-      return;
-    case Tensor::rstd:
-      call.rstd = static_cast<float*>(data);
-      return;
-    case Tensor::dx:
-      call.dx = data, call.dx_stride = stride;
-      return;
-    case Tensor::dweight:
-      call.dweight = data;
-      return;
-    case Tensor::dbias:
-      call.dbias = data;
-      return;
-  }
-}
 
 void require_support(const KernelEntry& kernel, const Case& c) {
   const std::string refusal = kernel.refusal(c);
@@ -113,46 +61,23 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
 
 Workspace::~Workspace() = default;
 
+Requirements requirements_of(const Case& c) {
+  const auto element = static_cast<std::uint64_t>(size_of(c.shape.dtype));
+  // Every activation is placed misalign elements past a cudaMalloc'd (256-byte) address.
+  return {
+      .op = c.op,
+      .shape = c.shape,
+      .weight_plus_one = c.weight_plus_one,
+      .in_place = c.in_place,
+      .strided = c.pad != 0,
+      .base_alignment = alignment_of(static_cast<std::uint64_t>(c.misalign) * element),
+      .pitch_alignment = alignment_of(static_cast<std::uint64_t>(activation_stride(c)) * element),
+      .statistics = c.statistics,
+      .residual_gradient = c.residual_gradient};
+}
+
 std::string KernelEntry::refusal(const Case& c) const {
-  const Shape& s = c.shape;
-  if (op != c.op) return std::string("runs ") + name_of(op) + ", not " + name_of(c.op);
-  if (can.min_compute_capability > 0) {
-    if (const int gpu = compute_capability(); gpu < can.min_compute_capability)
-      return "needs sm_" + std::to_string(can.min_compute_capability) +
-             " or newer, this GPU is sm_" + std::to_string(gpu);
-  }
-  bool dtype_ok = false;
-  for (DType d : can.dtypes)
-    dtype_ok = dtype_ok || d == s.dtype;
-  if (!dtype_ok) return std::string("no ") + name_of(s.dtype) + " tensors";
-  if (op != Op::copy) {
-    if (s.weight_dtype != s.dtype && !(can.fp32_parameters && s.weight_dtype == DType::f32))
-      return std::string("no ") + name_of(s.weight_dtype) + " parameters with " + name_of(s.dtype) +
-             " tensors";
-    if (!can.optional_parameters && (!s.weight || (takes_bias(op) && !s.bias)))
-      return "needs a weight" + std::string(takes_bias(op) ? " and a bias" : "");
-  }
-  if (s.bias && !takes_bias(op)) return std::string(name_of(op)) + " has no bias";
-  if (can.max_cols != 0 && s.cols > can.max_cols)
-    return "rows wider than " + std::to_string(can.max_cols);
-  if (can.max_rows != 0 && s.rows > can.max_rows)
-    return "more than " + std::to_string(can.max_rows) + " rows";
-  if (c.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";
-  if (c.in_place && !can.in_place) return "not in place";
-  if (c.pad != 0 && !can.strided) return "no row stride other than cols";
-  if (can.alignment_bytes != 0) {
-    const std::int64_t element = static_cast<std::int64_t>(size_of(s.dtype));
-    // A kernel that takes no row stride sees one flat array: only its base must be aligned.
-    const bool rows_misaligned =
-        can.strided && ((s.cols + c.pad) * element) % can.alignment_bytes != 0;
-    if ((c.misalign * element) % can.alignment_bytes != 0 || rows_misaligned)
-      return "needs rows aligned to " + std::to_string(can.alignment_bytes) + " bytes";
-  }
-  if (c.statistics && is_backward(op)) return "statistics are a forward op's outputs";
-  if (c.statistics && !can.writes_statistics) return "writes no per-row statistics";
-  if (c.residual_gradient && !is_backward(op)) return "dresidual is a backward op's input";
-  if (c.residual_gradient && !can.residual_gradient) return "adds no dresidual into dx";
-  return {};
+  return refusal(requirements_of(c));
 }
 
 const Case& Workspace::problem() const noexcept {

@@ -2,8 +2,9 @@
 // The normlab program.
 //   normlab tour  [options]  runs every registered kernel on one problem (default 2048 x 8192
 //                            fp32), verifies each against float64 and prints one table.
-//   normlab check [options]  runs one kernel (chapter 07's by default) on one case and
-//                            compares it with float64.
+//   normlab check [options]  runs one kernel (the dispatcher's choice by default) on one case
+//                            and compares it with float64.
+//   normlab explain [options]  prints what the dispatcher runs for one call and why.
 //   normlab list             prints the registry.
 #include <cstdio>
 #include <exception>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "check.hpp"
+#include "explain.hpp"
 #include "normlab/command_line.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
@@ -20,9 +22,10 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: normlab <command> [options]\n"
-    "  tour   run every registered kernel on one problem and print a table\n"
-    "  check  run one kernel on one case (any dtype, stride, alignment) against float64\n"
-    "  list   print the kernel registry\n"
+    "  tour     run every registered kernel on one problem and print a table\n"
+    "  check    run one kernel on one case (any dtype, stride, alignment) against float64\n"
+    "  explain  print the kernel the dispatcher runs for a call, why, and its launch\n"
+    "  list     print the kernel registry\n"
     "normlab <command> --help lists the command's options.\n"
     "exit codes: 0 ok, 1 a kernel failed verification, 2 bad usage or a refused case,\n"
     "            69 no CUDA GPU\n";
@@ -76,6 +79,8 @@ int main(int argc, char** argv) {
       return normlab::table_program("normlab tour", kTourUsage, argc, argv, 2,
                                     normlab::kernel_registry());
     if (command == "check") return normlab::tool::check_command(argc, argv, 2);
+    if (command == "explain")
+      return normlab::tool::explain_command(argc, argv, 2, normlab::tool::current_gpu());
     if (command == "list") return list(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
       std::printf("%s", kUsage);

@@ -74,8 +74,8 @@ struct Capabilities {
   bool weight_plus_one = false;           ///< scales by (1 + w)
   bool in_place = false;                  ///< y may alias x (add + norm: residual_out the residual)
   bool strided = true;                    ///< row strides other than cols
-  /// Bytes every pointer and row start must be aligned to; 0 means the element size (the
-  /// kernel checks alignment and falls back to narrower accesses itself).
+  /// Bytes every pointer and row start must be aligned to, a power of two; 0 means the element
+  /// size (the kernel checks alignment and falls back to narrower accesses itself).
   int alignment_bytes = 0;
   std::int64_t max_cols = 0;       ///< widest row; 0 for any
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
@@ -85,6 +85,33 @@ struct Capabilities {
   /// normlab builds for (sm_75 and newer). Older GPUs refuse it with that reason.
   int min_compute_capability = 0;
 };
+
+/// What one call asks of a kernel, however the call is described: the harness derives it from a
+/// Case (runner.hpp: requirements_of), the dispatcher from a NormCall's pointers and strides
+/// (api/); KernelEntry::refusal judges it against Capabilities.
+struct Requirements {
+  Op op = Op::rmsnorm;
+  Shape shape;  ///< rows, cols, dtypes, and whether a weight and a bias are given
+  bool weight_plus_one = false;
+  bool in_place = false;  ///< an output over its input: y over x (add + norm: residual_out over
+                          ///< residual; backward: dx over dy)
+  bool strided = false;   ///< some activation's row stride is not cols
+  /// Powers of two, at most kMostAlignment: every activation's base address, and every
+  /// activation's row stride in bytes, is a multiple of them (Capabilities::alignment_bytes).
+  int base_alignment = kMostAlignment;
+  int pitch_alignment = kMostAlignment;
+  bool statistics = false;         ///< per-row mean / rstd asked for (forward ops)
+  bool residual_gradient = false;  ///< dresidual given (backward ops)
+  /// The GPU's compute capability (90 for sm_90); 0: the current device's, asked only of a
+  /// kernel that declares a minimum.
+  int compute_capability = 0;
+
+  static constexpr int kMostAlignment = 256;  ///< what cudaMalloc guarantees
+};
+
+/// The largest power of two that divides @p bytes, at most Requirements::kMostAlignment (which
+/// is also the answer for 0).
+int alignment_of(std::uint64_t bytes);
 
 /// One registered kernel.
 struct KernelEntry {
@@ -99,8 +126,10 @@ struct KernelEntry {
   bool baseline = false;        ///< the eager baseline speed-ups are measured against
   bool default_for_op = false;  ///< the kernel `normlab check` uses for its op
 
-  /// Empty when this kernel can run @p c; otherwise what it lacks, in words
+  /// Empty when this kernel can run a call asking @p needs; otherwise what it lacks, in words
   /// ("no (1 + w)", "not in place", "needs 16-byte alignment", ...).
+  std::string refusal(const Requirements& needs) const;
+  /// refusal(requirements_of(c)) (runner.hpp).
   std::string refusal(const Case& c) const;
   bool supports(const Case& c) const { return refusal(c).empty(); }
 };

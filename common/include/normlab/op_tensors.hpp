@@ -81,6 +81,16 @@ const char* name_of(Tensor tensor);
 /// The comparison a result of @p role gets.
 OutputKind output_kind(Role role);
 
+/// Where a NormCall keeps one tensor: its address and row stride (0 for a vector or statistic).
+struct TensorField {
+  const void* data = nullptr;
+  std::int64_t stride = 0;
+};
+/// The field of @p call that holds @p tensor.
+TensorField field_of(const NormCall& call, Tensor tensor);
+/// Puts @p data (and its row stride) where @p call keeps @p tensor.
+void bind(NormCall& call, Tensor tensor, void* data, std::int64_t stride);
+
 /// Whether @p spec is part of case @p c.
 bool present(const TensorSpec& spec, const Case& c);
 /// Its dtype in case @p c.

@@ -36,6 +36,11 @@ struct Case {
   std::string describe() const;
 };
 
+/// What @p c asks of a kernel (KernelEntry::refusal), its activations laid out as the Workspace
+/// lays them: misalign elements past a 256-byte boundary, rows cols + pad elements apart. The
+/// compute capability is left to the current device.
+Requirements requirements_of(const Case& c);
+
 /// The reports of every output of one verified case.
 struct CaseResult {
   std::string kernel;

@@ -4,11 +4,14 @@
 ///
 /// Contract of every function here: all threads of the warp (warp_*, group_*) or of the block
 /// (block_*) call it with their value, and every one of them gets the combined result back (of
-/// its group of lanes, for group_*). blockDim.x is
-/// a whole number of warps (at most 32 of them). The block versions park one value per warp in
-/// shared memory and synchronise twice: after the slots are written, and after they are read,
-/// so a kernel may call them any number of times in a row. combine must be associative and
-/// commutative, with T{} (all zeros) as its identity: sums, Welford moments.
+/// its group of lanes, for group_*). blockDim.x is a whole number of warps (at most 32 of
+/// them). The block versions park one value per warp in shared memory. block_reduce and
+/// block_sum synchronise twice, after the slots are written and after they are read, so a
+/// kernel may call them any number of times in a row (two reductions of one row, a loop over
+/// rows). block_reduce_once and block_sum_once synchronise once, for kernels that reduce once
+/// per block (one row per block, no loop): a second call could overwrite a slot another warp
+/// has not read yet. combine must be associative and commutative, with T{} (all zeros) as its
+/// identity: sums, Welford moments.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -87,21 +90,39 @@ __device__ __forceinline__ float group_sum(float value) {
 // [block_reduce]
 /// Two levels: each warp reduces in registers, lane 0 parks the warp's result in its slot, and
 /// after a barrier every warp reduces the slots again, so every thread ends with the block's
-/// result. The second barrier keeps the slots until every warp has read them.
-template <typename T, typename Combine>
-__device__ __forceinline__ T block_reduce(T value, Combine combine) {
+/// result. Called once per block, that one barrier is all it needs. kThreads: the block size
+/// when the kernel knows it at compile time (chapter 03's block_sum took it so), which spares
+/// reading blockDim.x and lets a full block of 32 warps read its slots unconditionally; 0 to
+/// take blockDim.x.
+template <int kThreads = 0, typename T, typename Combine>
+__device__ __forceinline__ T block_reduce_once(T value, Combine combine) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= kWarpSize * kWarpSize,
+                "a block of whole warps, at most 32 of them");
   __shared__ T per_warp[kWarpSize];
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  const int warps = static_cast<int>(blockDim.x) / kWarpSize;
+  const int warps = (kThreads != 0 ? kThreads : static_cast<int>(blockDim.x)) / kWarpSize;
   value = warp_reduce(value, combine);
   if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
   __syncthreads();
-  value = lane < warps ? per_warp[lane] : T{};
-  __syncthreads();
-  return warp_reduce(value, combine);
+  return warp_reduce(lane < warps ? per_warp[lane] : T{}, combine);
 }
 
-/// The block's total, in every thread.
+/// The same, safe to call again at once: a second barrier keeps the slots until every warp has
+/// read them, so the next call cannot overwrite a slot a slower warp still needs.
+template <typename T, typename Combine>
+__device__ __forceinline__ T block_reduce(T value, Combine combine) {
+  const T result = block_reduce_once(value, combine);
+  __syncthreads();
+  return result;
+}
+
+/// The block's total, in every thread: once per block, one barrier.
+template <int kThreads = 0>
+__device__ __forceinline__ float block_sum_once(float value) {
+  return block_reduce_once<kThreads>(value, Plus{});
+}
+
+/// The block's total, in every thread; may be called again at once.
 __device__ __forceinline__ float block_sum(float value) {
   return block_reduce(value, Plus{});
 }

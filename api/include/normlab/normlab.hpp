@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file normlab.hpp
+/// @brief normlab's public interface: every op, run by the kernel the dispatcher picks for the
+/// call's shape, dtypes, layout and GPU. Link `normlab::normlab` (after `cmake --install`,
+/// `find_package(normlab)`), include this header, fill a NormCall and call run().
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "normlab/kernel.hpp"
+
+namespace normlab {
+
+/// What run() would do with a call: the kernel, why the dispatcher chose it, and the scratch it
+/// needs (NormCall::scratch must then point at that many bytes, 256-byte aligned).
+struct Plan {
+  const KernelEntry* kernel = nullptr;
+  std::string why;
+  std::size_t scratch_bytes = 0;
+  /// How the kernel will be launched, in words: chapter 09's configuration, threads a block and
+  /// blocks when it runs chapter 09's table; otherwise the kernel's summary.
+  std::string launch;
+};
+
+/// The dispatcher's decision for @p call on the current device. Throws std::invalid_argument
+/// naming the argument when the call is malformed (a null tensor, a stride below cols, a
+/// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
+/// says what each candidate refused). Fields the op does not read are ignored. An output may
+/// lie exactly over its input (y over x; residual_out over residual; dx over dy) with the same
+/// stride; other overlaps between tensors are not detected.
+Plan plan(const NormCall& call);
+
+/// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
+/// current device's, asked only of a kernel that declares a minimum). Pointers are read as
+/// addresses, never dereferenced, and no GPU is needed, except for a scratch sized by the GPU
+/// (chapter 08's deterministic backward: by its SM count).
+Plan plan(const NormCall& call, int compute_capability);
+
+/// Checks @p call, plans it and launches the chosen kernel on @p stream. Nothing is launched
+/// when it throws (std::invalid_argument as plan(), and when the scratch is missing or short).
+/// Launch errors are thrown as std::runtime_error.
+void run(const NormCall& call, cudaStream_t stream = nullptr);
+
+}  // namespace normlab

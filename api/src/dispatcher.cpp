@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dispatcher: what it reads of a call, and its decision table between the chapters.
+#include "dispatcher.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "call_tensors.hpp"
+#include "normlab/op_tensors.hpp"
+#include "registry.hpp"
+
+namespace normlab::dispatch {
+
+namespace {
+
+constexpr std::int64_t kVectorBytes = 16;
+
+// Chapter 09's description of a forward call (its problem_of in ch09.cu): whether every row
+// of every tensor is a whole number of aligned 16-byte vectors, and how many 16-byte chunks a
+// row of x spans (one more when its rows start off the 16-byte grid).
+ch09::Problem problem_of(const Shape& s, bool rows_aligned, std::uint64_t x_address,
+                         std::int64_t x_pitch_bytes) {
+  const auto element = static_cast<std::int64_t>(size_of(s.dtype));
+  const std::int64_t width = kVectorBytes / element;
+  const std::int64_t lead = x_pitch_bytes % kVectorBytes == 0
+                                ? static_cast<std::int64_t>(x_address % kVectorBytes) / element
+                                : width - 1;
+  return {.rows = s.rows,
+          .cols = s.cols,
+          .element_bytes = static_cast<int>(element),
+          .aligned = rows_aligned && s.cols % width == 0,
+          .chunks = (lead + s.cols + width - 1) / width};
+}
+
+Facts with_ch09_choice(const Requirements& needs, const ch09::Problem& problem) {
+  Facts facts{.needs = needs, .problem = problem};
+  if (!is_backward(needs.op)) facts.ch09 = ch09::choose(problem);
+  return facts;
+}
+
+}  // namespace
+
+Facts facts_of(const NormCall& call, int compute_capability) {
+  Requirements needs{.op = call.op,
+                     .shape = {.rows = call.rows,
+                               .cols = call.cols,
+                               .dtype = call.dtype,
+                               .weight_dtype = call.weight_dtype,
+                               .weight = call.weight != nullptr,
+                               .bias = false},
+                     .weight_plus_one = call.weight_plus_one,
+                     .compute_capability = compute_capability};
+  bool parameters_aligned = true;
+  for (const TensorSpec& spec : tensors_of(call.op)) {
+    if (!given(spec, call)) continue;
+    const TensorField b = field_of(call, spec.tensor);
+    const auto address = reinterpret_cast<std::uintptr_t>(b.data);
+    needs.shape.bias = needs.shape.bias || spec.presence == Presence::bias;
+    needs.statistics = needs.statistics || spec.presence == Presence::statistics;
+    needs.residual_gradient = needs.residual_gradient || spec.tensor == Tensor::dresidual;
+    if (spec.extent == Extent::row_vector && spec.role == Role::input)
+      parameters_aligned = parameters_aligned && address % kVectorBytes == 0;
+    if (spec.extent != Extent::matrix) continue;
+    needs.strided = needs.strided || b.stride != call.cols;
+    needs.base_alignment = std::min(needs.base_alignment, alignment_of(address));
+    needs.pitch_alignment =
+        std::min(needs.pitch_alignment,
+                 alignment_of(static_cast<std::uint64_t>(b.stride * element_bytes(spec, call))));
+    if (spec.in_place_over && b.data != nullptr)
+      needs.in_place = needs.in_place || b.data == field_of(call, *spec.in_place_over).data;
+  }
+  const bool rows_aligned = needs.base_alignment >= kVectorBytes &&
+                            needs.pitch_alignment >= kVectorBytes && parameters_aligned;
+  const auto element = static_cast<std::int64_t>(size_of(call.dtype));
+  return with_ch09_choice(
+      needs, problem_of(needs.shape, rows_aligned, reinterpret_cast<std::uintptr_t>(call.x),
+                        call.x_stride * element));
+}
+
+Facts facts_of(const Case& c, int compute_capability) {
+  Requirements needs = requirements_of(c);
+  needs.compute_capability = compute_capability;
+  // The Workspace places every activation misalign elements past a 256-byte boundary and the
+  // parameters at one.
+  const auto element = static_cast<std::int64_t>(size_of(c.shape.dtype));
+  const bool rows_aligned =
+      needs.base_alignment >= kVectorBytes && needs.pitch_alignment >= kVectorBytes;
+  return with_ch09_choice(
+      needs, problem_of(c.shape, rows_aligned, static_cast<std::uint64_t>(c.misalign * element),
+                        activation_stride(c) * element));
+}
+
+namespace {
+
+// [dispatch]
+// The decision table: the first rule that matches names a chapter, whose kernel for the op runs
+// the call (its default_for_op one where it has several). Measured on an H100 (% of the copy
+// roof, every kernel in the same run; bf16):
+//  1. backward: chapter 08's deterministic kernel. Its dweight and dbias are partial sums added
+//     in a fixed order, so a training step gives the same bits on every run.
+//  2. narrow rows: when chapter 09's own table picks one of its narrow kernels (cols <= 1024, a
+//     group of lanes per row, reductions by shuffles alone). 8192 x 576 LayerNorm: 39.8% against
+//     chapter 07's 36.8%, whose block per row leaves a quarter of its threads idle.
+//  3. few rows (<= 64): when chapter 09's table splits each row over a block of up to 1024
+//     threads. The time is latency, not bandwidth: 32 x 4096 add + RMSNorm 5.9 us against
+//     chapter 07's 8.6 us.
+//  4. every other forward call: chapter 07. With many rows of medium and wide width its one
+//     block per row, sized to the row, keeps enough rows in flight: 4096 x 8192 RMSNorm 87.0%
+//     against chapter 09's 83.7%, 16384 x 4096 add + LayerNorm 87.4% against 73.0%.
+// When the rule's kernel refuses the call (KernelEntry::refusal), the newest chapter's kernel of
+// the op that takes it runs instead; when none does, plan() throws, listing every refusal.
+struct Rule {
+  const char* name;
+  int chapter;
+  bool (*matches)(const Facts&);
+  const char* why;
+};
+
+ch09::Kind ch09_kind(const Facts& f) {
+  return ch09::kConfigs[f.ch09.config].kind;
+}
+
+bool backward(const Facts& f) {
+  return is_backward(f.needs.op);
+}
+bool narrow(const Facts& f) {
+  return !backward(f) && ch09_kind(f) == ch09::Kind::narrow;
+}
+bool few_rows(const Facts& f) {
+  return !backward(f) && f.needs.shape.rows <= ch09::kFewRows && ch09_kind(f) == ch09::Kind::block;
+}
+bool forward(const Facts& f) {
+  return !backward(f);
+}
+
+constexpr Rule kRules[] = {
+    {"backward", 8, backward,
+     "backward: chapter 08's deterministic kernel (dweight and dbias summed in a fixed order, "
+     "the same bits on every run)"},
+    {"narrow rows", 9, narrow,
+     "narrow rows (cols <= 1024): chapter 09's group of lanes per row (H100, 8192 x 576 bf16 "
+     "LayerNorm: 39.8% of the copy roof against chapter 07's 36.8%)"},
+    {"few rows", 9, few_rows,
+     "few rows (<= 64): chapter 09 splits each row over up to 1024 threads (H100, 32 x 4096 "
+     "bf16 add + RMSNorm: 5.9 us against chapter 07's 8.6 us)"},
+    {"many rows", 7, forward,
+     "many rows of more than 1024 columns: chapter 07's block per row (H100, 4096 x 8192 bf16 "
+     "RMSNorm: 87.0% of the copy roof against chapter 09's 83.7%)"},
+};
+// [dispatch]
+
+// The kernel of @p chapter for @p op in @p kernels: its default_for_op one, else its first.
+const KernelEntry* kernel_of(std::span<const KernelEntry> kernels, Op op, int chapter) {
+  const KernelEntry* first = nullptr;
+  for (const KernelEntry& kernel : kernels) {
+    if (kernel.op != op || kernel.chapter != chapter) continue;
+    if (kernel.default_for_op) return &kernel;
+    if (first == nullptr) first = &kernel;
+  }
+  return first;
+}
+
+std::string describe(const Requirements& needs) {
+  const Shape& s = needs.shape;
+  return std::string(name_of(needs.op)) + " " + name_of(s.dtype) + " " + std::to_string(s.rows) +
+         "x" + std::to_string(s.cols);
+}
+
+// Chapter 09's configuration when its dispatcher entry runs the call; else the kernel's summary.
+std::string launch_of(const KernelEntry& kernel, const Facts& f) {
+  if (kernel.chapter != 9 || backward(f)) return kernel.summary;
+  const ch09::Config& config = ch09::kConfigs[f.ch09.config];
+  if (config.kind == ch09::Kind::wide) return f.ch09.why;
+  return std::string(config.name) + ": " + std::to_string(f.ch09.threads) + " threads a block, " +
+         std::to_string(f.ch09.blocks) + " blocks (" + f.ch09.why + ")";
+}
+
+Plan plan_of(const KernelEntry& kernel, const Facts& f, std::string why) {
+  return {.kernel = &kernel, .why = std::move(why), .launch = launch_of(kernel, f)};
+}
+
+Plan with_scratch(Plan plan, const Shape& shape) {
+  plan.scratch_bytes = scratch_of(*plan.kernel, shape);
+  return plan;
+}
+
+// The op's kernels, the newest chapter first (registry order within a chapter).
+std::vector<const KernelEntry*> candidates(std::span<const KernelEntry> kernels, Op op) {
+  std::vector<const KernelEntry*> found;
+  for (const KernelEntry& kernel : kernels) {
+    if (kernel.op == op) found.push_back(&kernel);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const KernelEntry* a, const KernelEntry* b) {
+    return a->chapter > b->chapter;
+  });
+  return found;
+}
+
+}  // namespace
+
+Plan decide(const Facts& facts, std::span<const KernelEntry> kernels) {
+  const Rule& rule = *std::find_if(std::begin(kRules), std::end(kRules),
+                                   [&](const Rule& r) { return r.matches(facts); });
+  const KernelEntry* chosen = kernel_of(kernels, facts.needs.op, rule.chapter);
+  std::string passed_over = "rule '" + std::string(rule.name) + "' names chapter " +
+                            std::to_string(rule.chapter) + ", which has no kernel for " +
+                            name_of(facts.needs.op);
+  if (chosen != nullptr) {
+    const std::string refusal = chosen->refusal(facts.needs);
+    if (refusal.empty()) return plan_of(*chosen, facts, rule.why);
+    passed_over = "rule '" + std::string(rule.name) + "' names " + chosen->name +
+                  ", which refuses the call: " + refusal;
+  }
+  std::string refusals;
+  for (const KernelEntry* kernel : candidates(kernels, facts.needs.op)) {
+    const std::string refusal = kernel->refusal(facts.needs);
+    if (refusal.empty()) {
+      return plan_of(*kernel, facts,
+                     passed_over + "; " + kernel->name +
+                         " is the newest chapter's kernel of the op that takes it");
+    }
+    refusals += "\n  " + kernel->name + ": " + refusal;
+  }
+  throw std::invalid_argument("normlab::plan: no kernel takes " + describe(facts.needs) + ":" +
+                              (refusals.empty() ? " none is registered for the op" : refusals));
+}
+
+std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape) {
+  return kernel.scratch_bytes ? kernel.scratch_bytes(shape) : 0;
+}
+
+Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels) {
+  validate(call);
+  const Facts facts = facts_of(call, compute_capability);
+  return with_scratch(decide(facts, kernels), facts.needs.shape);
+}
+
+Plan plan(const Case& c, int compute_capability) {
+  const Facts facts = facts_of(c, compute_capability);
+  return with_scratch(decide(facts, kernel_registry()), facts.needs.shape);
+}
+
+}  // namespace normlab::dispatch

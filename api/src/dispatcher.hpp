@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file dispatcher.hpp
+/// @brief The dispatcher's parts behind normlab.hpp, for normlab's own tools and tests (not
+/// installed): what it reads of a call, its decision table over a given list of kernels, and
+/// the same decision for a harness Case.
+#pragma once
+
+#include <span>
+
+#include "choose.hpp"
+#include "normlab/kernel.hpp"
+#include "normlab/normlab.hpp"
+#include "normlab/runner.hpp"
+
+namespace normlab::dispatch {
+
+/// Everything the decision table reads of a call.
+struct Facts {
+  Requirements needs;     ///< what KernelEntry::refusal judges
+  ch09::Choice ch09;      ///< forward ops: chapter 09's own choice for the call
+  ch09::Problem problem;  ///< forward ops: what that choice was made from
+};
+
+/// Throws std::invalid_argument naming the argument unless @p call is well formed: a norm op,
+/// known dtypes with parameters in the activations' dtype or fp32, rows >= 0, cols >= 1, eps
+/// positive and finite, every tensor its op needs non-null (when rows > 0), strides >= cols,
+/// pointers aligned to their element, outputs over inputs only as the same rows.
+void validate(const NormCall& call);
+
+/// The facts of a validated @p call on a GPU of @p compute_capability.
+Facts facts_of(const NormCall& call, int compute_capability);
+/// The facts of the call the Workspace makes of @p c (requirements_of(c)); @p
+/// compute_capability 0 leaves it to the current device.
+Facts facts_of(const Case& c, int compute_capability);
+
+/// The decision table (dispatcher.cpp) over @p kernels: the kernel, why and how it launches,
+/// scratch_bytes left 0 (scratch_of may need the GPU). Throws std::invalid_argument listing
+/// every candidate's refusal when none of them takes the call.
+Plan decide(const Facts& facts, std::span<const KernelEntry> kernels);
+
+/// The scratch @p kernel needs for @p shape; chapter 08's deterministic reduction sizes it by
+/// the current GPU's SM count (a CudaError without a GPU).
+std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape);
+
+/// plan(call, compute_capability) over @p kernels instead of the registry.
+Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels);
+
+/// The plan for the case @p c over the registry (normlab check and explain).
+Plan plan(const Case& c, int compute_capability);
+
+}  // namespace normlab::dispatch

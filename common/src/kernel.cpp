@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "normlab/kernel.hpp"
+
+#include <string>
+
+#include "normlab/device.hpp"
+
+namespace normlab {
+
+int alignment_of(std::uint64_t bytes) {
+  int alignment = 1;
+  while (alignment < Requirements::kMostAlignment && bytes % (2u * alignment) == 0)
+    alignment *= 2;
+  return alignment;
+}
+
+std::string KernelEntry::refusal(const Requirements& needs) const {
+  const Shape& s = needs.shape;
+  if (op != needs.op) return std::string("runs ") + name_of(op) + ", not " + name_of(needs.op);
+  if (can.min_compute_capability > 0) {
+    const int gpu = needs.compute_capability > 0 ? needs.compute_capability : compute_capability();
+    if (gpu < can.min_compute_capability)
+      return "needs sm_" + std::to_string(can.min_compute_capability) +
+             " or newer, this GPU is sm_" + std::to_string(gpu);
+  }
+  bool dtype_ok = false;
+  for (DType d : can.dtypes)
+    dtype_ok = dtype_ok || d == s.dtype;
+  if (!dtype_ok) return std::string("no ") + name_of(s.dtype) + " tensors";
+  if (op != Op::copy) {
+    if (s.weight_dtype != s.dtype && !(can.fp32_parameters && s.weight_dtype == DType::f32))
+      return std::string("no ") + name_of(s.weight_dtype) + " parameters with " + name_of(s.dtype) +
+             " tensors";
+    if (!can.optional_parameters && (!s.weight || (takes_bias(op) && !s.bias)))
+      return "needs a weight" + std::string(takes_bias(op) ? " and a bias" : "");
+  }
+  if (s.bias && !takes_bias(op)) return std::string(name_of(op)) + " has no bias";
+  if (can.max_cols != 0 && s.cols > can.max_cols)
+    return "rows wider than " + std::to_string(can.max_cols);
+  if (can.max_rows != 0 && s.rows > can.max_rows)
+    return "more than " + std::to_string(can.max_rows) + " rows";
+  if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";
+  if (needs.in_place && !can.in_place) return "not in place";
+  if (needs.strided && !can.strided) return "no row stride other than cols";
+  // A kernel that takes no row stride sees one flat array: only its base must be aligned.
+  if (can.alignment_bytes != 0 &&
+      (needs.base_alignment % can.alignment_bytes != 0 ||
+       (can.strided && needs.pitch_alignment % can.alignment_bytes != 0)))
+    return "needs rows aligned to " + std::to_string(can.alignment_bytes) + " bytes";
+  if (needs.statistics && is_backward(op)) return "statistics are a forward op's outputs";
+  if (needs.statistics && !can.writes_statistics) return "writes no per-row statistics";
+  if (needs.residual_gradient && !is_backward(op)) return "dresidual is a backward op's input";
+  if (needs.residual_gradient && !can.residual_gradient) return "adds no dresidual into dx";
+  return {};
+}
+
+}  // namespace normlab

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# normlab explain on any machine: each rule of the dispatcher's table on both sides of its
+# boundary, sm_90 assumed (and said) without a GPU, --sm, a call no kernel takes and bad options
+# refused by name with exit code 2; normlab check without --kernel refuses, before any GPU
+# work, a case the dispatcher finds no kernel for: explain_cli.sh PATH/TO/normlab
+set -u
+normlab=$1
+source "$(dirname "$0")/cli_expect.sh"
+# explain_is KERNEL TEXT ARGS...: normlab explain ARGS exits 0 naming KERNEL, and says TEXT.
+explain_is() {
+  local kernel=$1 text=$2
+  shift 2
+  expect "$normlab" 0 "kernel:  $kernel " explain "$@"
+  expect "$normlab" 0 "$text" explain "$@"
+}
+many=(--op rmsnorm --dtype bf16 --rows 8192)
+few=(--op add_rmsnorm --dtype bf16 --cols 4096)
+
+expect "$normlab" 0 "usage: normlab explain" explain --help
+expect "$normlab" 0 "explain  print the kernel" --help
+explain_is ch09_rmsnorm "launch:  narrow32x4: 256 threads a block, 1024 blocks" "${many[@]}" --cols 1024
+explain_is ch07_rmsnorm "why:     many rows" "${many[@]}" --cols 1025
+explain_is ch09_add_rmsnorm "launch:  block1: 512 threads a block, 64 blocks" "${few[@]}" --rows 64
+explain_is ch07_add_rmsnorm "why:     many rows" "${few[@]}" --rows 65
+# One fp32 element off the grid: 257 chunks, more than a narrow kernel holds.
+explain_is ch09_layernorm "narrow32x8" --op layernorm --rows 8192 --cols 1024
+explain_is ch07_layernorm "many rows" --op layernorm --rows 8192 --cols 1024 --misalign 1
+explain_is ch09_rmsnorm "(1 + w), in place" "${many[@]}" --cols 576 --gemma --in-place \
+  --weight-dtype fp32
+explain_is ch08_layernorm_backward "why:     backward" --op layernorm_backward --rows 9 \
+  --cols 8192 --bias --dresidual
+expect "$normlab" 2 "ch08_layernorm_backward: rows wider than 8192" explain \
+  --op layernorm_backward --rows 9 --cols 8193
+expect "$normlab" 0 "GPU:     sm_80 (given by --sm)" explain "${many[@]}" --cols 64 --sm 80
+expect env 0 "GPU:     sm_90 (assumed: no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= \
+  "$normlab" explain "${many[@]}" --cols 64
+
+expect "$normlab" 2 "'--op'" explain --rows 4 --cols 64
+expect "$normlab" 2 "'--cols'" explain --op rmsnorm --rows 4 --cols 0
+expect "$normlab" 2 "'--sm'" explain "${many[@]}" --cols 64 --sm 5
+expect "$normlab" 2 "'--seed'" explain "${many[@]}" --cols 64 --seed 3
+expect "$normlab" 2 "'--bias'" explain "${many[@]}" --cols 64 --bias
+
+expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_backward \
+  --rows 9 --cols 8193
+
+finish "explain: every rule at its boundary; bad options and impossible calls refused (exit 2)"

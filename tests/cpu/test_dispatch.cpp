@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dispatcher without a GPU: each rule of its table on both sides of its boundary, the
+// fallback when a rule's kernel refuses, malformed calls refused by the argument's name, and a
+// Case planned as the NormCall the Workspace makes of it. Calls hold stand-in addresses: plan()
+// reads them, never dereferences them.
+#include "normlab_catch.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dispatcher.hpp"
+#include "normlab/normlab.hpp"
+#include "normlab/op_tensors.hpp"
+#include "registry.hpp"
+
+namespace {
+
+using normlab::Case;
+using normlab::DType;
+using normlab::KernelEntry;
+using normlab::NormCall;
+using normlab::Op;
+using normlab::Tensor;
+namespace dispatch = normlab::dispatch;
+
+constexpr int kHopper = 90;
+
+// A stand-in device address: tensor @p tensor's own 1 MiB region, @p offset bytes in.
+void* address(Tensor tensor, std::int64_t offset = 0) {
+  const auto base = (static_cast<std::uintptr_t>(tensor) + 1) << 20;
+  return reinterpret_cast<void*>(base + static_cast<std::uintptr_t>(offset));
+}
+
+// A well-formed call: every tensor of @p op given (weight, bias, statistics, dresidual
+// included), rows cols elements apart.
+NormCall full_call(Op op, std::int64_t rows, std::int64_t cols, DType dtype = DType::bf16) {
+  NormCall call{.op = op, .dtype = dtype, .weight_dtype = dtype, .rows = rows, .cols = cols};
+  for (const normlab::TensorSpec& spec : normlab::tensors_of(op))
+    normlab::bind(call, spec.tensor, address(spec.tensor), cols);
+  return call;
+}
+
+// The call the Workspace makes of @p c: every activation misalign elements past its own
+// 256-byte allocation, rows cols + pad apart, in place over its input when the case is;
+// parameters and statistics at the start of theirs.
+NormCall workspace_call(const Case& c) {
+  NormCall call = full_call(c.op, c.shape.rows, c.shape.cols, c.shape.dtype);
+  const auto element = static_cast<std::int64_t>(normlab::size_of(c.shape.dtype));
+  for (const normlab::TensorSpec& spec : normlab::tensors_of(c.op)) {
+    if (spec.extent != normlab::Extent::matrix) continue;
+    const Tensor home = c.in_place && spec.in_place_over ? *spec.in_place_over : spec.tensor;
+    normlab::bind(call, spec.tensor, address(home, c.misalign * element),
+                  normlab::activation_stride(c));
+  }
+  return call;
+}
+
+// The decision for @p call on sm_90 without its scratch (chapter 08's needs a GPU to size).
+normlab::Plan decided(const NormCall& call,
+                      const std::vector<KernelEntry>& kernels = normlab::kernel_registry()) {
+  dispatch::validate(call);
+  return dispatch::decide(dispatch::facts_of(call, kHopper), kernels);
+}
+
+std::string kernel_for(const NormCall& call) {
+  const normlab::Plan plan = decided(call);
+  INFO(plan.why << " | " << plan.launch);
+  REQUIRE(plan.kernel != nullptr);
+  CHECK_FALSE(plan.why.empty());
+  return plan.kernel->name;
+}
+
+void require_refused(const NormCall& call, const std::string& argument) {
+  INFO("expecting '" << argument << "' to be named");
+  CHECK_THROWS_AS(normlab::plan(call, kHopper), std::invalid_argument);
+  CHECK_THROWS_WITH(normlab::plan(call, kHopper), Catch::Contains("'" + argument + "'"));
+}
+
+}  // namespace
+
+TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", "[dispatch]") {
+  NormCall call = full_call(Op::rmsnorm, 8192, 1024);
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  CHECK_THAT(decided(call).launch,
+             Catch::StartsWith("narrow32x4: 256 threads a block, 1024 blocks"));
+  CHECK_THAT(decided(call).why, Catch::Contains("narrow rows"));
+  call.cols = call.x_stride = call.y_stride = 1025;
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
+  // Misaligned by one element: a bf16 row of 1024 spans 129 chunks, which narrow32x8_any holds;
+  // an fp32 one 257, which no narrow kernel holds, so it is a row for chapter 07.
+  call = full_call(Op::layernorm, 8192, 1024);
+  call.x = address(Tensor::x, 2);
+  call.y = address(Tensor::y, 2);
+  CHECK(kernel_for(call) == "ch09_layernorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("narrow32x8_any"));
+  // Rows that do not all start on the 16-byte grid span one chunk more (chapter 07's count):
+  // 1024 bf16 columns 1027 apart, 129 chunks.
+  call = full_call(Op::layernorm, 8192, 1024);
+  call.x_stride = call.y_stride = 1027;
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("narrow32x8_any"));
+  call = full_call(Op::layernorm, 8192, 1024, DType::f32);
+  CHECK(kernel_for(call) == "ch09_layernorm");
+  call.x = address(Tensor::x, 4);
+  CHECK(kernel_for(call) == "ch07_layernorm");
+}
+
+TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to chapter 07",
+          "[dispatch]") {
+  NormCall call = full_call(Op::add_rmsnorm, 64, 4096);
+  CHECK(kernel_for(call) == "ch09_add_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block1: 512 threads a block, 64 blocks"));
+  CHECK_THAT(decided(call).why, Catch::Contains("few rows"));
+  call.rows = 65;
+  CHECK(kernel_for(call) == "ch07_add_rmsnorm");
+  // Wider than chapter 09's blocks hold: its table hands the row to chapter 07 anyway.
+  call = full_call(Op::rmsnorm, 1, 65536);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  // No rows: nothing to run, still planned (the kernel returns at once).
+  call = full_call(Op::layernorm, 0, 4096);
+  CHECK(kernel_for(call) == "ch09_layernorm");
+}
+
+TEST_CASE("fp32 parameters, in place, Gemma and statistics stay with the rule's kernel",
+          "[dispatch]") {
+  NormCall call = full_call(Op::rmsnorm, 8192, 576);
+  call.weight_dtype = DType::f32;
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  call.weight_plus_one = true;
+  call.y = const_cast<void*>(call.x);
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  const dispatch::Facts facts = dispatch::facts_of(call, kHopper);
+  CHECK(facts.needs.in_place);
+  CHECK(facts.needs.statistics);
+  CHECK(facts.needs.weight_plus_one);
+}
+
+TEST_CASE("backward goes to chapter 08's deterministic kernel, as wide as it holds", "[dispatch]") {
+  NormCall call = full_call(Op::layernorm_backward, 4096, 8192);
+  CHECK(kernel_for(call) == "ch08_layernorm_backward");
+  CHECK(decided(call).launch == normlab::find_kernel("ch08_layernorm_backward")->summary);
+  call.cols = call.x_stride = call.dy_stride = call.dx_stride = call.dresidual_stride = 8193;
+  CHECK_THROWS_WITH(decided(call),
+                    Catch::Contains("ch08_layernorm_backward: rows wider than 8192") &&
+                        Catch::Contains("ch08_layernorm_backward_atomic: rows wider than 8192"));
+  call = full_call(Op::rmsnorm_backward, 1, 12288);
+  CHECK(kernel_for(call) == "ch08_rmsnorm_backward");
+  CHECK(dispatch::facts_of(call, kHopper).needs.residual_gradient);
+}
+
+TEST_CASE("a rule's kernel that refuses the call hands it to the newest kernel that takes it",
+          "[dispatch]") {
+  const std::vector<KernelEntry>& registry = normlab::kernel_registry();
+  std::vector<KernelEntry> no_gemma_in_ch09 = registry;
+  for (KernelEntry& kernel : no_gemma_in_ch09) {
+    if (kernel.chapter == 9) kernel.can.weight_plus_one = false;
+  }
+  NormCall call = full_call(Op::rmsnorm, 8192, 576);
+  call.weight_plus_one = true;
+  normlab::Plan plan = decided(call, no_gemma_in_ch09);
+  CHECK(plan.kernel->name == "ch07_rmsnorm");
+  CHECK_THAT(plan.why, Catch::Contains("ch09_rmsnorm, which refuses the call: no (1 + w)"));
+  CHECK(plan.launch == plan.kernel->summary);
+
+  std::vector<KernelEntry> ch07_needs_sm100 = registry;
+  for (KernelEntry& kernel : ch07_needs_sm100) {
+    if (kernel.chapter == 7) kernel.can.min_compute_capability = 100;
+  }
+  call = full_call(Op::rmsnorm, 4096, 4096);
+  plan = decided(call, ch07_needs_sm100);
+  CHECK(plan.kernel->name == "ch09_rmsnorm");
+  CHECK_THAT(plan.why, Catch::Contains("needs sm_100 or newer, this GPU is sm_90"));
+  CHECK(dispatch::decide(dispatch::facts_of(call, 100), ch07_needs_sm100).kernel->name ==
+        "ch07_rmsnorm");
+
+  std::vector<KernelEntry> without_ch09 = registry;
+  std::erase_if(without_ch09, [](const KernelEntry& k) { return k.chapter == 9; });
+  call = full_call(Op::rmsnorm, 8192, 576);
+  plan = decided(call, without_ch09);
+  CHECK(plan.kernel->name == "ch07_rmsnorm");
+  CHECK_THAT(plan.why, Catch::Contains("names chapter 9, which has no kernel for rmsnorm"));
+
+  std::erase_if(without_ch09, [](const KernelEntry& k) { return k.op == Op::rmsnorm; });
+  CHECK_THROWS_WITH(decided(call, without_ch09), Catch::Contains("none is registered"));
+}
+
+// A call spoiled in one argument, which plan() must name.
+struct Spoiled {
+  const char* argument;
+  void (*spoil)(NormCall&);
+};
+
+void require_each_refused(const NormCall& good, std::initializer_list<Spoiled> spoiled) {
+  CHECK_NOTHROW(dispatch::validate(good));
+  for (const Spoiled& s : spoiled) {
+    NormCall call = good;
+    s.spoil(call);
+    require_refused(call, s.argument);
+  }
+}
+
+TEST_CASE("malformed calls are refused by the argument's name", "[dispatch]") {
+  require_each_refused(
+      full_call(Op::add_layernorm, 16, 1000),
+      {
+          {"op", [](NormCall& c) { c.op = Op::copy; }},
+          {"op", [](NormCall& c) { c.op = static_cast<Op>(42); }},
+          {"dtype", [](NormCall& c) { c.dtype = static_cast<DType>(7); }},
+          // bf16 activations: fp16 parameters are neither their dtype nor fp32.
+          {"weight_dtype", [](NormCall& c) { c.weight_dtype = DType::f16; }},
+          {"rows", [](NormCall& c) { c.rows = -1; }},
+          {"cols", [](NormCall& c) { c.cols = 0; }},
+          {"eps", [](NormCall& c) { c.eps = 0.0f; }},
+          {"eps", [](NormCall& c) { c.eps = -1e-5f; }},
+          {"eps", [](NormCall& c) { c.eps = std::nanf(""); }},
+          {"eps", [](NormCall& c) { c.eps = std::numeric_limits<float>::infinity(); }},
+          {"residual", [](NormCall& c) { c.residual = nullptr; }},
+          {"residual_out_stride", [](NormCall& c) { c.residual_out_stride = 999; }},
+          // Half a bf16 element in; a statistic half an fp32 one.
+          {"y", [](NormCall& c) { c.y = address(Tensor::y, 1); }},
+          {"mean", [](NormCall& c) { c.mean = static_cast<float*>(address(Tensor::mean, 2)); }},
+          // In place, but over other rows.
+          {"residual_out_stride",
+           [](NormCall& c) {
+             c.residual_out = const_cast<void*>(c.residual);
+             c.residual_out_stride = 1024;
+           }},
+          // (1 + w) with no w.
+          {"weight_plus_one",
+           [](NormCall& c) {
+             c.weight = nullptr;
+             c.weight_plus_one = true;
+           }},
+      });
+  // Backward: the saved statistics, and the gradient of every parameter given.
+  require_each_refused(full_call(Op::layernorm_backward, 16, 1000),
+                       {
+                           {"saved_mean", [](NormCall& c) { c.saved_mean = nullptr; }},
+                           {"dbias", [](NormCall& c) { c.dbias = address(Tensor::dbias, 1); }},
+                           {"dweight", [](NormCall& c) { c.dweight = nullptr; }},
+                           {"dx_stride", [](NormCall& c) { c.dx_stride = 10; }},
+                       });
+  CHECK_THROWS_WITH(normlab::plan(full_call(Op::rmsnorm, 4, 64), -1),
+                    Catch::Contains("'compute_capability'"));
+}
+
+TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[dispatch]") {
+  // Backward: no dbias, no bias gradient (the backward ops do not read the bias).
+  NormCall grad = full_call(Op::layernorm_backward, 16, 1000);
+  grad.dbias = nullptr;
+  CHECK_NOTHROW(dispatch::validate(grad));
+  CHECK_FALSE(dispatch::facts_of(grad, kHopper).needs.shape.bias);
+  NormCall call = full_call(Op::rmsnorm, 8, 4096);
+  call.bias = address(Tensor::bias);
+  call.residual = nullptr;
+  call.dy = address(Tensor::dy, 1);  // misaligned, but rmsnorm has no dy
+  CHECK_FALSE(dispatch::facts_of(call, kHopper).needs.shape.bias);
+  CHECK_NOTHROW(normlab::plan(call, kHopper));
+  NormCall empty{.op = Op::add_rmsnorm, .dtype = DType::f16, .rows = 0, .cols = 8};
+  empty.x_stride = empty.residual_stride = empty.y_stride = empty.residual_out_stride = 8;
+  empty.weight_dtype = DType::f32;
+  CHECK_NOTHROW(normlab::plan(empty, kHopper));
+  empty.rows = 1;
+  require_refused(empty, "x");
+}
+
+TEST_CASE("a Case is planned as the NormCall the Workspace makes of it", "[dispatch]") {
+  // The Workspace's layout: every activation misalign elements past its own 256-byte
+  // allocation, rows cols + pad apart; outputs in place over their inputs; parameters aligned.
+  int compared = 0;
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm,
+                Op::rmsnorm_backward, Op::layernorm_backward}) {
+    for (DType dtype : {DType::f32, DType::bf16}) {
+      for (std::int64_t misalign : {0, 1, 3}) {
+        for (std::int64_t pad : {0, 5, 8}) {
+          for (bool in_place : {false, true}) {
+            for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{8192, 1000},
+                                      {8192, 1024},
+                                      {33, 4096},
+                                      {4096, 4096},
+                                      {1, 20000}}) {
+              if (normlab::is_backward(op) && cols > 8192) continue;  // wider than ch08's
+              Case c = normlab::default_case(op, rows, cols, dtype);
+              c.misalign = misalign;
+              c.pad = pad;
+              c.in_place = in_place;
+              c.statistics = !normlab::is_backward(op);
+              c.residual_gradient = normlab::is_backward(op);
+              const NormCall call = workspace_call(c);
+              INFO(c.describe());
+              const dispatch::Facts from_case = dispatch::facts_of(c, kHopper);
+              const dispatch::Facts from_call = dispatch::facts_of(call, kHopper);
+              const normlab::Requirements& a = from_case.needs;
+              const normlab::Requirements& b = from_call.needs;
+              CHECK(a.in_place == b.in_place);
+              CHECK(a.strided == b.strided);
+              CHECK(a.base_alignment == b.base_alignment);
+              CHECK(a.pitch_alignment == b.pitch_alignment);
+              CHECK(a.statistics == b.statistics);
+              CHECK(a.residual_gradient == b.residual_gradient);
+              CHECK(a.shape.weight == b.shape.weight);
+              CHECK(a.shape.bias == b.shape.bias);
+              CHECK(from_case.problem.aligned == from_call.problem.aligned);
+              CHECK(from_case.problem.chunks == from_call.problem.chunks);
+              const normlab::Plan by_case = dispatch::decide(from_case, normlab::kernel_registry());
+              const normlab::Plan by_call = dispatch::decide(from_call, normlab::kernel_registry());
+              CHECK(by_case.kernel == by_call.kernel);
+              CHECK(by_case.launch == by_call.launch);
+              ++compared;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared == (4 * 5 + 2 * 4) * 2 * 3 * 3 * 2);
+}

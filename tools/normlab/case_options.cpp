@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "case_options.hpp"
+
+#include <limits>
+#include <string>
+
+namespace normlab::tool {
+
+const char* const kCaseOptionsUsage =
+    "  OP: rmsnorm, layernorm, add_rmsnorm, add_layernorm, rmsnorm_backward or\n"
+    "      layernorm_backward\n"
+    "  --dtype fp32|fp16|bf16    x, y and the residuals (default fp32)\n"
+    "  --weight-dtype same|fp32  weight and bias in the input dtype (default) or in fp32\n"
+    "  --row-stride S            elements between rows (S >= N; default N)\n"
+    "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
+    "                            (default 0)\n"
+    "  --no-weight               no weight (scale 1)\n"
+    "  --bias                    a bias (LayerNorm ops)\n"
+    "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
+    "  --gemma                   scale by (1 + w)\n"
+    "  --eps E                   (default 1e-5)\n"
+    "  --in-place                y over x; for add + norm, the new residual over the old;\n"
+    "                            backward: dx over dy\n";
+
+bool CaseOptions::take(CommandLine& line) {
+  if (line.is("--op")) {
+    op_ = parse_op(line.value(), "--op");
+    if (*op_ == Op::copy) {
+      refuse_option("--op",
+                    "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, "
+                    "rmsnorm_backward or layernorm_backward");
+    }
+  } else if (line.is("--dtype")) {
+    dtype_ = parse_dtype(line.value(), "--dtype");
+  } else if (line.is("--weight-dtype")) {
+    const std::string text = line.value();
+    if (text != "same" && text != "fp32")
+      refuse_option("--weight-dtype", "must be same or fp32 (got '" + text + "')");
+    fp32_parameters_ = text == "fp32";
+  } else if (line.is("--rows")) {
+    rows_ = line.integer(0);
+  } else if (line.is("--cols")) {
+    cols_ = line.integer(1);
+  } else if (line.is("--row-stride")) {
+    row_stride_ = line.integer(1);
+  } else if (line.is("--misalign")) {
+    misalign_ = line.integer(0, 63);
+  } else if (line.is("--no-weight")) {
+    no_weight_ = true;
+  } else if (line.is("--bias")) {
+    bias_ = true;
+  } else if (line.is("--dresidual")) {
+    residual_gradient_ = true;
+  } else if (line.is("--gemma")) {
+    weight_plus_one_ = true;
+  } else if (line.is("--eps")) {
+    eps_ = static_cast<float>(line.number(0.0));
+    if (eps_ > std::numeric_limits<float>::max()) refuse_option("--eps", "must fit a float");
+  } else if (line.is("--in-place")) {
+    in_place_ = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Case CaseOptions::finish(Case c) const {
+  if (!op_) refuse_option("--op", "is required");
+  if (!rows_) refuse_option("--rows", "is required");
+  if (!cols_) refuse_option("--cols", "is required");
+  if (row_stride_ && *row_stride_ < *cols_) {
+    refuse_option("--row-stride", "must be >= --cols (got " + std::to_string(*row_stride_) + " < " +
+                                      std::to_string(*cols_) + ")");
+  }
+  // Every byte offset of a tensor (and of its float64 reference) must fit 64 bits.
+  const std::int64_t stride = row_stride_.value_or(*cols_);
+  if (*rows_ > 0 && stride > std::numeric_limits<std::int64_t>::max() / 16 / *rows_) {
+    refuse_option("--rows", "times the row stride (" + std::to_string(*rows_) + " x " +
+                                std::to_string(stride) +
+                                ") is more elements than can be addressed");
+  }
+  if (bias_ && !takes_bias(*op_))
+    refuse_option("--bias", "needs --op layernorm, add_layernorm or layernorm_backward");
+  if (residual_gradient_ && !is_backward(*op_))
+    refuse_option("--dresidual", "needs --op rmsnorm_backward or layernorm_backward");
+  if (weight_plus_one_ && no_weight_)
+    refuse_option("--gemma", "scales by (1 + w) and needs a weight");
+  c.op = *op_;
+  c.shape = {.rows = *rows_,
+             .cols = *cols_,
+             .dtype = dtype_,
+             .weight_dtype = fp32_parameters_ ? DType::f32 : dtype_,
+             .weight = !no_weight_,
+             .bias = bias_};
+  c.pad = stride - *cols_;
+  c.misalign = misalign_;
+  c.eps = eps_;
+  c.weight_plus_one = weight_plus_one_;
+  c.in_place = in_place_;
+  c.residual_gradient = residual_gradient_;
+  return c;
+}
+
+}  // namespace normlab::tool

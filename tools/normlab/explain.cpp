@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// normlab explain: the dispatcher's decision for one call, printed: the kernel, the rule and its
+// reason, the launch, the scratch. Needs no GPU (sm_90 is assumed without one).
+#include "explain.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "case_options.hpp"
+#include "dispatcher.hpp"
+#include "normlab/check.hpp"
+#include "normlab/command_line.hpp"
+#include "normlab/device.hpp"
+#include "normlab/op_tensors.hpp"
+#include "registry.hpp"
+
+namespace normlab::tool {
+
+namespace {
+
+constexpr int kAssumedComputeCapability = 90;
+
+const std::string kExplainUsage =
+    std::string(
+        "usage: normlab explain --op OP --rows M --cols N [options]\n"
+        "prints the kernel the dispatcher (normlab::plan) runs for the call, the rule that chose\n"
+        "it and why, its launch configuration and the scratch it needs; needs no GPU\n") +
+    kCaseOptionsUsage +
+    "  --sm CC                   plan for compute capability CC (90 for sm_90) instead of\n"
+    "                            this machine's GPU (sm_90 when there is none)\n"
+    "  --help                    print this and exit\n"
+    "exit codes: 0 explained, 2 bad usage or a call no kernel takes\n";
+
+// "rmsnorm bf16 4096 x 8192, fp32 parameters, row stride 8200, misalign 1, ..."
+std::string describe_call(const Case& c) {
+  const Shape& s = c.shape;
+  std::string text = std::string(name_of(c.op)) + " " + name_of(s.dtype) + " " +
+                     std::to_string(s.rows) + " x " + std::to_string(s.cols);
+  if (s.weight_dtype != s.dtype) text += ", fp32 parameters";
+  if (!s.weight) text += ", no weight";
+  if (s.bias) text += ", bias";
+  if (c.pad != 0) text += ", row stride " + std::to_string(activation_stride(c));
+  if (c.misalign != 0) text += ", misalign " + std::to_string(c.misalign);
+  if (c.weight_plus_one) text += ", (1 + w)";
+  if (c.in_place) text += ", in place";
+  if (c.residual_gradient) text += ", dresidual";
+  return text;
+}
+
+// The scratch line: chapter 08's deterministic reduction sizes it by the GPU's SM count, which
+// only a GPU can tell.
+std::string scratch_line(const KernelEntry& kernel, const Shape& shape) {
+  try {
+    return std::to_string(dispatch::scratch_of(kernel, shape)) + " bytes";
+  } catch (const CudaError&) {
+    return "sized by the GPU's SM count; no GPU to ask";
+  }
+}
+
+}  // namespace
+
+TargetGpu current_gpu() {
+  if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
+    return {kAssumedComputeCapability, "assumed: " + reason + "; --sm CC plans for another GPU"};
+  }
+  return {compute_capability(), device_name()};
+}
+
+int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
+  if (asks_for_help(argc, argv, first)) {
+    std::printf("%s", kExplainUsage.c_str());
+    return 0;
+  }
+  Case c;
+  TargetGpu target = gpu;
+  try {
+    CaseOptions call;
+    CommandLine line(argc, argv, first);
+    while (line.next()) {
+      if (call.take(line)) continue;
+      if (line.is("--sm")) {
+        target = {static_cast<int>(line.integer(10, 1000)), "given by --sm"};
+      } else {
+        line.refuse_unknown("normlab explain");
+      }
+    }
+    c = call.finish(c);
+  } catch (const std::invalid_argument& error) {
+    std::fprintf(stderr, "normlab explain: %s\n%s", error.what(), kExplainUsage.c_str());
+    return 2;
+  }
+  Plan plan;
+  try {
+    plan = dispatch::decide(dispatch::facts_of(c, target.compute_capability), kernel_registry());
+  } catch (const std::invalid_argument& error) {
+    std::fprintf(stderr, "normlab explain: %s\n", error.what());
+    return 2;
+  }
+  std::printf("call:    %s\n", describe_call(c).c_str());
+  std::printf("GPU:     sm_%d (%s)\n", target.compute_capability, target.description.c_str());
+  std::printf("kernel:  %s (chapter %02d)\n", plan.kernel->name.c_str(), plan.kernel->chapter);
+  std::printf("why:     %s\n", plan.why.c_str());
+  std::printf("launch:  %s\n", plan.launch.c_str());
+  std::printf("scratch: %s\n", scratch_line(*plan.kernel, c.shape).c_str());
+  return 0;
+}
+
+}  // namespace normlab::tool
