@@ -92,7 +92,7 @@ def main(argv):
     w = (1 + 0.1 * torch.randn(args.cols, device="cuda")).to(dtype)
     b = (0.1 * torch.randn(args.cols, device="cuda")).to(dtype)
     y = torch.empty_like(x)
-    statistic = torch.empty(args.rows, device="cuda")
+    mean, rstd = torch.empty(args.rows, device="cuda"), torch.empty(args.rows, device="cuda")
     layer = args.op == "layer_norm"
 
     # The C ABI call as normlab_torch fills it, built once.
@@ -101,7 +101,7 @@ def main(argv):
         weight_dtype=ops._DTYPES[dtype], rows=args.rows, cols=args.cols, eps=eps,
         x=x.data_ptr(), x_stride=args.cols, y=y.data_ptr(), y_stride=args.cols,
         weight=w.data_ptr(), bias=b.data_ptr() if layer else None,
-        mean=statistic.data_ptr() if layer else None, rstd=statistic.data_ptr())
+        mean=mean.data_ptr() if layer else None, rstd=rstd.data_ptr())
     library = ops._library
     kernel_name, _ = library.plan(call)
     stream = torch.cuda.current_stream().cuda_stream
