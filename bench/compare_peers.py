@@ -13,6 +13,9 @@ For every row of SHAPES it times, on the same GPU and in the same process:
     RMSNorm, forward and backward through autograd), QuACK (quack.rmsnorm: rmsnorm_fwd with and
     without residual, layernorm_fwd, rmsnorm_bwd, layernorm_bwd) and FlashInfer (flashinfer.norm:
     rmsnorm, fused_add_rmsnorm, layernorm);
+  - normlab through its PyTorch ops, "normlab (torch op)" (python/normlab_torch: rms_norm,
+    layer_norm, fused_add_rms_norm_, backward through autograd), with BUILD's
+    libnormlab_capi.so unless NORMLAB_CAPI names another; it is not counted as a peer;
   - every registered normlab kernel of the row's op, through `normlab tour --json` (new registry
     entries, backward ones included, join without editing this script);
   - the copy roof, as torch's copy_ of a 512 MiB buffer (bytes read + written).
@@ -52,6 +55,7 @@ import importlib
 import importlib.metadata
 import json
 import math
+import os
 import re
 import shlex
 import statistics
@@ -70,6 +74,7 @@ HEAD_START_CYCLES = 500_000
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 EPS = 1e-5
 RESULT_FILE = "peer_comparison.json"
+NORMLAB_TORCH = "normlab (torch op)"  # normlab's own column through PyTorch, not a peer
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,8 @@ class Peer:
         self.reason = None
 
     def version(self):
+        if self.distribution is None:  # a package of this repository
+            return "this repository"
         try:
             return importlib.metadata.version(self.distribution)
         except importlib.metadata.PackageNotFoundError:
@@ -169,6 +176,7 @@ def make_peers():
         "Liger": Peer("Liger", "liger-kernel", ["liger_kernel.ops"]),
         "QuACK": Peer("QuACK", "quack-kernels", ["quack.rmsnorm"]),
         "FlashInfer": Peer("FlashInfer", "flashinfer-python", ["flashinfer.norm"]),
+        NORMLAB_TORCH: Peer(NORMLAB_TORCH, None, ["normlab_torch"]),
     }
 
 
@@ -235,8 +243,8 @@ def print_plan(args, tolerance):
           + "; parameter gradients abs * sqrt(rows)")
     for peer in make_peers().values():
         version = peer.version()
-        print(f"peer {peer.name}: " + (f"{peer.distribution} {version}" if version
-                                       else "not installed"))
+        described = f"{peer.distribution} {version}" if peer.distribution else version
+        print(f"peer {peer.name}: " + (described if version else "not installed"))
     kernels = registered_kernels(args.normlab) if args.normlab.exists() else None
     if kernels is None:
         print(f"normlab not built at {args.normlab}: its kernels are listed once it is")
@@ -469,14 +477,33 @@ def flashinfer_launch(torch, problem, t, modules):
     if problem.op == "layernorm":  # bf16 activations, fp32 weight and bias (its docstring)
         w32, b32 = t["w"].float(), t["b"].float()
         return lambda: {"y": norm.layernorm(t["x"], w32, b32, EPS)}
-    # In place: residual += x, then x = rmsnorm(residual). The first call (the check) sees the
-    # row's inputs; later calls keep transforming the copies, which changes no timing.
+    return in_place_add_rms_norm(t, norm.fused_add_rmsnorm)
+
+
+def in_place_add_rms_norm(t, fused):
+    """The launch of fused(x, r, w, EPS), in place: residual += x, then x = rmsnorm(residual).
+    The first call (the check) sees the row's inputs; later calls keep transforming the copies,
+    which changes no timing."""
     x, r = t["x"].clone(), t["r"].clone()
 
     def launch():
-        norm.fused_add_rmsnorm(x, r, t["w"], EPS)
+        fused(x, r, t["w"], EPS)
         return {"y": x, "residual_out": r}
     return launch
+
+
+def normlab_torch_launch(torch, problem, t, modules):
+    ops = modules["normlab_torch"]
+    if problem.op == "rmsnorm":
+        return lambda: {"y": ops.rms_norm(t["x"], t["w"], EPS)}
+    if problem.op == "layernorm":
+        return lambda: {"y": ops.layer_norm(t["x"], t["w"], t["b"], EPS)}
+    if problem.op == "add_rmsnorm":
+        return in_place_add_rms_norm(t, ops.fused_add_rms_norm_)
+    if problem.op == "rmsnorm_backward":
+        return backward_through_autograd(torch, problem, t, lambda x, w: ops.rms_norm(x, w, EPS))
+    return backward_through_autograd(torch, problem, t,
+                                     lambda x, w, b: ops.layer_norm(x, w, b, EPS))
 
 
 @dataclass(frozen=True)
@@ -503,6 +530,7 @@ COLUMNS = [
     Column("QuACK", ALL_OPS, peer="QuACK", launcher=quack_launch),
     Column("FlashInfer", ("rmsnorm", "layernorm", "add_rmsnorm"), peer="FlashInfer",
            launcher=flashinfer_launch),
+    Column(NORMLAB_TORCH, ALL_OPS, peer=NORMLAB_TORCH, launcher=normlab_torch_launch),
 ]
 
 
@@ -671,7 +699,7 @@ def measure_row(torch, args, bench, problem, tours, peers, tolerance, roof):
            "dtype": problem.dtype, "group": problem.group, "unit": GROUPS[problem.group],
            "note": problem.note, "bytes": problem.bytes_moved(),
            "implementations": implementations, "normlab_kernels": ours}
-    timed_peers = [i for i in implementations if i.get("median_ms")]
+    timed_peers = [i for i in implementations if i.get("median_ms") and i["peer"] != NORMLAB_TORCH]
     if timed_peers:
         best_peer = min(timed_peers, key=lambda i: i["median_ms"])
         row["best_peer"] = {key: best_peer[key]
@@ -703,7 +731,8 @@ def driver_version():
 def versions(peers):
     """The version of every peer and of the runtime they share, "not installed" where absent."""
     found = {}
-    for distribution in RUNTIME_DISTRIBUTIONS + [p.distribution for p in peers.values()]:
+    for distribution in RUNTIME_DISTRIBUTIONS + [p.distribution for p in peers.values()
+                                                  if p.distribution]:
         try:
             found[distribution] = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
@@ -736,6 +765,7 @@ def self_test():
                                         "'normlab_missing_dependency'"), dependent.reason
         finally:
             sys.path.remove(scratch)
+    assert Peer("Here", None, ["normlab_here"]).version() == "this repository"
     assert all(GROUPS.get(p.group) for p in SHAPES), "every row belongs to a known group"
     print("compare_peers self-test: ok")
     return 0
@@ -743,6 +773,9 @@ def self_test():
 
 def main(argv):
     args = parse_arguments(argv)
+    # normlab_torch from this repository, with the library of the build compared.
+    sys.path.insert(0, str(REPO / "python"))
+    os.environ.setdefault("NORMLAB_CAPI", str(Path(args.build) / "python" / "libnormlab_capi.so"))
     if args.self_test:
         return self_test()
     tolerance = tolerances()

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: Apache-2.0
+"""normlab_torch without a GPU: the ops' checks and fake implementations on meta tensors
+(shapes only), and torch.compile tracing them. Needs PyTorch and libnormlab_capi.so."""
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+
+import normlab_torch as nt  # noqa: E402  (a missing library fails here, naming where it looked)
+
+
+def meta(*shape, dtype=torch.bfloat16):
+    return torch.empty(shape, dtype=dtype, device="meta")
+
+
+X = meta(2, 3, 64)
+W = meta(64, dtype=torch.float32)
+
+
+def test_forward_outputs_shapes_and_dtypes():
+    y, rstd = torch.ops.normlab.rms_norm(X, W, 1e-6, False)
+    assert (y.shape, y.dtype, rstd.shape, rstd.dtype) == (X.shape, X.dtype, (2, 3), torch.float32)
+    y, mean, rstd = torch.ops.normlab.layer_norm(X, W, W, 1e-5)
+    assert (y.shape, mean.shape, rstd.shape) == (X.shape, (2, 3), (2, 3))
+    assert nt.rms_norm(X, None, 1e-6).shape == X.shape
+    assert nt.layer_norm(meta(5, 0), None, None, 1e-5).shape == (5, 0)
+
+
+def test_statistics_are_outputs_without_gradient():
+    x = meta(4, 64, dtype=torch.float32).requires_grad_()
+    y, rstd = torch.ops.normlab.rms_norm(x, None, 1e-6, False)
+    assert y.requires_grad and not rstd.requires_grad
+    y, mean, rstd = torch.ops.normlab.layer_norm(x, None, None, 1e-6)
+    assert y.requires_grad and not mean.requires_grad and not rstd.requires_grad
+
+
+def test_backward_outputs_shapes_and_dtypes():
+    stat = meta(2, 3, dtype=torch.float32)
+    dx, dweight = torch.ops.normlab.rms_norm_backward(X, X, W, stat, False)
+    assert (dx.shape, dx.dtype, dweight.shape, dweight.dtype) == (
+        X.shape, X.dtype, (64,), torch.float32)
+    dx, dweight, dbias = torch.ops.normlab.layer_norm_backward(X, X, None, None, stat, stat)
+    assert (dx.shape, dweight.numel(), dbias.numel()) == (X.shape, 0, 0)
+
+
+@pytest.mark.parametrize("error, message, call", [
+    (ValueError, "x is on cpu", lambda: nt.rms_norm(torch.ones(2, 64), None, 1e-6)),
+    (TypeError, "x has dtype torch.float64", lambda: nt.rms_norm(X.double(), None, 1e-6)),
+    (ValueError, "x is a scalar", lambda: nt.rms_norm(meta(), None, 1e-6)),
+    (ValueError, r"weight has shape \(63,\)", lambda: nt.rms_norm(X, meta(63), 1e-6)),
+    (ValueError, "weight has stride 2", lambda: nt.rms_norm(X, meta(128)[::2], 1e-6)),
+    (TypeError, "weight has dtype torch.float16",
+     lambda: nt.rms_norm(X, meta(64, dtype=torch.float16), 1e-6)),
+    (TypeError, "bias has dtype torch.bfloat16 and weight torch.float32",
+     lambda: nt.layer_norm(X, W, meta(64), 1e-5)),
+    (ValueError, "eps must be a positive finite number, got 0.0",
+     lambda: nt.rms_norm(X, None, 0.0)),
+    (ValueError, "eps must be a positive finite number, got inf",
+     lambda: nt.layer_norm(X, None, None, float("inf"))),
+    (ValueError, r"gemma: scaling by \(1 \+ weight\) needs a weight",
+     lambda: nt.rms_norm(X, None, 1e-6, gemma=True)),
+    (ValueError, r"x \(shape \(3, 2, 64\), strides \(64, 192, 1\)\) is not rows",
+     lambda: nt.rms_norm(X.transpose(0, 1), None, 1e-6)),
+    (ValueError, r"x \(shape \(4, 64\), strides \(128, 2\)\) is not rows",
+     lambda: nt.rms_norm(meta(4, 128)[:, ::2], None, 1e-6)),
+    (ValueError, r"x \(shape \(5, 64\), strides \(0, 1\)\) is not rows",
+     lambda: nt.rms_norm(meta(64).expand(5, 64), None, 1e-6)),
+    (TypeError, "residual has dtype torch.float16 and x torch.bfloat16",
+     lambda: nt.fused_add_rms_norm_(X, meta(2, 3, 64, dtype=torch.float16), None, 1e-6)),
+    (ValueError, r"residual has shape \(2, 3, 65\) and x \(2, 3, 64\)",
+     lambda: nt.fused_add_layer_norm_(X, meta(2, 3, 65), None, None, 1e-6)),
+    (ValueError, r"residual \(shape \(2, 3, 64\), strides \(1, 2, 6\)\) is not rows",
+     lambda: nt.fused_add_rms_norm_(X, meta(64, 3, 2).permute(2, 1, 0), None, 1e-6)),
+    (TypeError, "out has dtype torch.float32",
+     lambda: nt.rms_norm(X, W, 1e-6, out=meta(2, 3, 64, dtype=torch.float32))),
+    (ValueError, r"out \(shape \(2, 3, 64\), strides \(3, 1, 6\)\)",
+     lambda: nt.layer_norm(X, W, W, 1e-6, out=meta(64, 2, 3).permute(1, 2, 0))),
+])
+def test_bad_input_is_named(error, message, call):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_layouts_that_are_rows_one_stride_apart():
+    wide = meta(8, 200)
+    assert nt.rms_norm(wide[:, 10:74], None, 1e-6).shape == (8, 64)  # a slice of wider rows
+    assert nt.rms_norm(wide[:, 100:164].view(2, 4, 64), None, 1e-6).shape == (2, 4, 64)
+    assert nt.rms_norm(meta(64)[None], None, 1e-6).shape == (1, 64)  # one row, any stride
+    assert nt.rms_norm(meta(6, 1, 64)[:, :, :], None, 1e-6).shape == (6, 1, 64)
+
+
+def test_forward_only_forms_refuse_grad():
+    x = meta(4, 64, dtype=torch.float32).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"fused_add_layer_norm_ is forward only and x "
+                                           r"requires grad.*layer_norm\(x \+ residual"):
+        nt.fused_add_layer_norm_(x, meta(4, 64, dtype=torch.float32), None, None, 1e-5)
+    with pytest.raises(RuntimeError, match="weight requires grad"):
+        nt.layer_norm(x.detach(), W.clone().requires_grad_(), None, 1e-5,
+                      out=meta(4, 64, dtype=torch.float32))
+    with torch.no_grad():
+        nt.fused_add_rms_norm_(x, meta(4, 64, dtype=torch.float32), None, 1e-6)
+
+
+def every_op(x, r, w, b):
+    with torch.no_grad():
+        xr, rr = x.detach().clone(), r.clone()
+        nt.fused_add_rms_norm_(xr, rr, w.detach(), 1e-6)
+        nt.fused_add_layer_norm_(xr, rr, w.detach(), b.detach(), 1e-6)
+        out = nt.rms_norm(x.detach(), w.detach(), 1e-6, out=torch.empty_like(x))
+    return nt.rms_norm(x, w, 1e-6, gemma=True) + nt.layer_norm(x, w, b, 1e-5) + xr + rr + out
+
+
+def test_compile_traces_every_op_in_one_graph():
+    import torch._dynamo
+
+    x, r = meta(4, 64).requires_grad_(), meta(4, 64)
+    w, b = meta(64).requires_grad_(), meta(64).requires_grad_()
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(every_op)(x, r, w, b)
+    assert (explained.graph_break_count, explained.graph_count) == (0, 1), explained.break_reasons
+    compiled = torch.compile(every_op, fullgraph=True, backend="aot_eager")
+    compiled(x, r, w, b).sum().backward()  # forward and backward through the fake kernels
+    assert (x.grad.shape, w.grad.shape, b.grad.shape) == (x.shape, w.shape, b.shape)
+
+
+def test_modules_take_torch_parameters():
+    theirs = torch.nn.LayerNorm(64, eps=1e-3, bias=False, device="meta")
+    ours = nt.LayerNorm.from_torch(theirs)
+    assert (ours.eps, ours.bias, ours.weight.shape) == (1e-3, None, (64,))
+    assert ours.weight is not theirs.weight
+    assert ours(X).shape == X.shape
+    model = torch.nn.Sequential(torch.nn.RMSNorm(64, device="meta"), torch.nn.Linear(64, 64),
+                                torch.nn.Sequential(torch.nn.LayerNorm(64, device="meta")))
+    assert nt.replace_norms(model) == 2
+    assert isinstance(model[0], nt.RMSNorm) and isinstance(model[2][0], nt.LayerNorm)
+    assert model[0].eps is None  # torch.nn.RMSNorm's default: finfo(x.dtype).eps at run time
+    with pytest.raises(ValueError, match=r"0: normalized_shape is \(4, 16\)"):
+        nt.replace_norms(torch.nn.Sequential(torch.nn.LayerNorm((4, 16), device="meta")))

@@ -1,0 +1,436 @@
+# SPDX-License-Identifier: Apache-2.0
+"""normlab_torch on a GPU: every op against PyTorch's float64 results at normlab's tolerances,
+layouts, in place, refusals, autograd, torch.compile and a transformer block."""
+import copy
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+if not torch.cuda.is_available():
+    pytest.skip("PyTorch sees no CUDA GPU", allow_module_level=True)
+
+import torch.nn.functional as F  # noqa: E402
+
+import normlab_torch as nt  # noqa: E402  (a missing library fails here, naming where it looked)
+import references as ref  # noqa: E402
+from references import assert_close  # noqa: E402
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+EPS = 1e-5
+
+
+@pytest.fixture
+def generator():
+    return torch.Generator(device="cuda").manual_seed(18)
+
+
+def parameter_dtypes(dtype):
+    """The parameters' dtypes a call with @p dtype activations takes: its own, and float32."""
+    return sorted({dtype, torch.float32}, key=str)
+
+
+CASES = [(dtype, weight_dtype) for dtype in DTYPES for weight_dtype in parameter_dtypes(dtype)]
+SHAPES = [(37, 1031), (2, 3, 4096), (1, 4096), (5, 24, 64)]
+
+
+# ---------------------------------------------------------------- forward
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+def test_rms_norm_matches_torch(generator, shape, dtype, weight_dtype):
+    x = ref.activations(shape, dtype, generator)
+    w = ref.parameter(shape[-1], weight_dtype, generator)
+    assert_close("y", nt.rms_norm(x, w, EPS), ref.rms_norm(x, w, EPS), dtype)
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+def test_rms_norm_gemma_and_no_weight(generator, dtype, weight_dtype):
+    x = ref.activations((37, 1031), dtype, generator)
+    w = ref.parameter(1031, weight_dtype, generator, centre=0.0)
+    assert_close("y (1 + w)", nt.rms_norm(x, w, EPS, gemma=True),
+                 ref.rms_norm(x, w, EPS, gemma=True), dtype)
+    assert_close("y (no weight)", nt.rms_norm(x, None, EPS), ref.rms_norm(x, None, EPS), dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+@pytest.mark.parametrize("affine", ["weight and bias", "weight", "none"])
+def test_layer_norm_matches_torch(generator, shape, dtype, weight_dtype, affine):
+    x = ref.activations(shape, dtype, generator)
+    w = ref.parameter(shape[-1], weight_dtype, generator) if affine != "none" else None
+    b = ref.parameter(shape[-1], weight_dtype, generator, 0.0) if "bias" in affine else None
+    assert_close("y", nt.layer_norm(x, w, b, EPS), ref.layer_norm(x, w, b, EPS), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strided_rows(generator, dtype):
+    # Rows of a wider tensor: (2, 19, 1031) inside (2, 19, 1100), offset by 7 elements.
+    wide = ref.activations((2, 19, 1100), dtype, generator)
+    x = wide[..., 7:1038]
+    assert x.stride() == (19 * 1100, 1100, 1)
+    w = ref.parameter(1031, dtype, generator)
+    b = ref.parameter(1031, dtype, generator, 0.0)
+    assert_close("rms_norm y", nt.rms_norm(x, w, EPS), ref.rms_norm(x, w, EPS), dtype)
+    assert_close("layer_norm y", nt.layer_norm(x, w, b, EPS), ref.layer_norm(x, w, b, EPS), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_out_writes_only_its_rows(generator, dtype):
+    x = ref.activations((37, 1031), dtype, generator)
+    w = ref.parameter(1031, torch.float32, generator)
+    b = ref.parameter(1031, torch.float32, generator, 0.0)
+    for name, run, want in [
+            ("rms_norm", lambda out: nt.rms_norm(x, w, EPS, out=out), ref.rms_norm(x, w, EPS)),
+            ("layer_norm", lambda out: nt.layer_norm(x, w, b, EPS, out=out),
+             ref.layer_norm(x, w, b, EPS))]:
+        poisoned = torch.full((37, 1100), float("nan"), dtype=dtype, device="cuda")
+        out = poisoned[:, 40:1071]
+        assert run(out) is out
+        assert_close(f"{name} out", out, want, dtype)
+        untouched = torch.cat([poisoned[:, :40], poisoned[:, 1071:]], dim=1)
+        assert untouched.isnan().all(), f"{name} wrote outside out"
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+@pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 4096)])
+def test_fused_add_in_place(generator, dtype, weight_dtype, shape):
+    x = ref.activations(shape, dtype, generator)
+    r = ref.activations(shape, dtype, generator)
+    w = ref.parameter(shape[-1], weight_dtype, generator)
+    b = ref.parameter(shape[-1], weight_dtype, generator, 0.0)
+    h = x + r  # rounded to the dtype, as the kernel stores it
+
+    rms_x, rms_r = x.clone(), r.clone()
+    returned = nt.fused_add_rms_norm_(rms_x, rms_r, w, EPS)
+    assert returned[0] is rms_x and returned[1] is rms_r
+    assert_close("residual (rms)", rms_r, h.double(), dtype)
+    assert_close("x (rms)", rms_x, ref.rms_norm(h, w, EPS), dtype)
+
+    ln_x, ln_r = x.clone(), r.clone()
+    nt.fused_add_layer_norm_(ln_x, ln_r, w, b, EPS)
+    assert_close("residual (layer)", ln_r, h.double(), dtype)
+    assert_close("x (layer)", ln_x, ref.layer_norm(h, w, b, EPS), dtype)
+
+    gemma_x, gemma_r = x.clone(), r.clone()
+    nt.fused_add_rms_norm_(gemma_x, gemma_r, w, EPS, gemma=True)
+    assert_close("x (1 + w)", gemma_x, ref.rms_norm(h, w, EPS, gemma=True), dtype)
+
+
+def test_fused_add_on_halves_of_one_tensor(generator):
+    # x and residual interleaved in one buffer (rows of each sit in the other's gaps).
+    both = ref.activations((37, 2 * 1031), torch.bfloat16, generator)
+    x, r = both[:, :1031], both[:, 1031:]
+    w = ref.parameter(1031, torch.bfloat16, generator)
+    h = x + r
+    nt.fused_add_rms_norm_(x, r, w, EPS)
+    assert_close("residual", r, h.double())
+    assert_close("x", x, ref.rms_norm(h, w, EPS))
+
+
+def test_zero_size_launches_nothing_and_returns_empty(generator):
+    w = torch.ones(64, device="cuda")
+    for shape in [(0, 64), (2, 0, 64)]:
+        x = torch.empty(shape, device="cuda", requires_grad=True)
+        y = nt.rms_norm(x, w.requires_grad_(), EPS)
+        assert y.shape == x.shape
+        y.sum().backward()
+        assert x.grad.shape == x.shape and (w.grad == 0).all()
+        w.grad = None
+        assert nt.layer_norm(x.detach(), w, w, EPS).shape == x.shape
+    x = torch.empty(3, 0, device="cuda")
+    assert nt.rms_norm(x, torch.empty(0, device="cuda"), EPS).shape == (3, 0)
+    r = torch.empty(0, 64, device="cuda")
+    nt.fused_add_rms_norm_(torch.empty(0, 64, device="cuda"), r, w.detach(), EPS)
+
+
+def test_runs_on_the_current_stream():
+    # On a side stream, x becomes ones only after a long GPU sleep: a launch on another stream
+    # would normalise the zeros it holds before then.
+    x = torch.zeros(4, 1024, device="cuda")
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)
+        x.fill_(1.0)
+        y = nt.rms_norm(x, None, EPS)
+    side.synchronize()
+    assert torch.allclose(y, torch.ones_like(y), atol=1e-4), y[0, :4]
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_bad_inputs_raise_naming_the_argument_and_launch_nothing(generator):
+    x = ref.activations((8, 256), torch.bfloat16, generator)
+    w = ref.parameter(256, torch.bfloat16, generator)
+    bad = [
+        (ValueError, "x is on cpu", lambda out: nt.rms_norm(x.cpu(), None, EPS, out=out)),
+        (ValueError, "weight has shape", lambda out: nt.rms_norm(x, w[:255], EPS, out=out)),
+        (TypeError, "weight has dtype", lambda out: nt.rms_norm(x, w.half(), EPS, out=out)),
+        (TypeError, "bias has dtype", lambda out: nt.layer_norm(x, w, w.float(), EPS, out=out)),
+        (ValueError, r"x \(shape \(8, 256\), strides \(1, 8\)\) is not rows",
+         lambda out: nt.rms_norm(x.view(256, 8).t(), None, EPS, out=out)),
+        (ValueError, "eps must be", lambda out: nt.rms_norm(x, w, -1.0, out=out)),
+        (TypeError, "out has dtype", lambda out: nt.rms_norm(x, w, EPS, out=out.float())),
+        # (Here out holds NaN either way: this case shows only that the error is raised.)
+        (ValueError, "out and x overlap", lambda out: nt.rms_norm(out, w, EPS, out=out)),
+        # Python lets eps = 1e-46 through; in float32 it is 0, which the dispatcher refuses.
+        (ValueError, "normlab refused the call: .*eps", lambda out: nt.rms_norm(x, w, 1e-46,
+                                                                               out=out)),
+    ]
+    for error, message, call in bad:
+        out = torch.full_like(x, float("nan"))
+        with pytest.raises(error, match=message):
+            call(out)
+        torch.cuda.synchronize()
+        assert out.isnan().all(), f"something was written after refusing: {message}"
+
+
+def test_bad_residual_raises(generator):
+    x = ref.activations((8, 256), torch.float16, generator)
+    with pytest.raises(TypeError, match="residual has dtype"):
+        nt.fused_add_rms_norm_(x, x.float(), None, EPS)
+    with pytest.raises(ValueError, match="x and residual overlap"):
+        nt.fused_add_rms_norm_(x[:, :200], x[:, 56:], None, EPS)
+    with pytest.raises(ValueError, match="residual is on cpu"):
+        nt.fused_add_rms_norm_(x, x.cpu(), None, EPS)
+    wide = torch.zeros(8, 300, dtype=torch.float16, device="cuda")
+    nt.fused_add_rms_norm_(wide[:, :150], wide[:, 150:], None, EPS)  # disjoint: accepted
+
+
+def test_in_place_and_out_refuse_where_grad_is_required(generator):
+    x = ref.activations((4, 64), torch.float32, generator).requires_grad_()
+    r = torch.zeros_like(x)
+    with pytest.raises(RuntimeError, match="fused_add_rms_norm_ is forward only and x requires"):
+        nt.fused_add_rms_norm_(x, r, None, EPS)
+    with pytest.raises(RuntimeError, match=r"rms_norm\(out=...\) is forward only"):
+        nt.rms_norm(x, None, EPS, out=torch.empty_like(x))
+    with torch.no_grad():  # inference: allowed
+        nt.fused_add_rms_norm_(x, r, None, EPS)
+
+
+def test_dispatcher_refusal_comes_back_as_value_error():
+    # RMSNorm backward keeps rows in registers up to 12288 columns; wider is refused by name.
+    x = torch.randn(2, 16384, device="cuda", requires_grad=True)
+    y = nt.rms_norm(x, None, EPS)
+    with pytest.raises(ValueError, match="normlab refused the call"):
+        y.sum().backward()
+
+
+def test_c_abi_refusal_writes_nothing():
+    capi = nt.ops.capi
+    x = torch.randn(4, 64, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    call = capi.NormlabCall(op=capi.OP_RMSNORM, dtype=capi.DTYPE_F32, weight_dtype=capi.DTYPE_F32,
+                            rows=4, cols=64, eps=0.0, x=x.data_ptr(), x_stride=64,
+                            y=y.data_ptr(), y_stride=64)
+    with pytest.raises(ValueError, match="eps"):
+        nt.ops._library.run(call, torch.cuda.current_stream().cuda_stream, None)
+    torch.cuda.synchronize()
+    assert y.isnan().all()
+    call.eps = EPS  # the same call, well formed, runs
+    nt.ops._library.run(call, torch.cuda.current_stream().cuda_stream, None)
+    assert_close("y", y, ref.rms_norm(x, None, EPS))
+    kernel, scratch = nt.ops._library.plan(call)
+    assert kernel and scratch == 0
+
+
+# ---------------------------------------------------------------- autograd
+
+
+def check_gradients(y, dy, got_inputs, want, dtype, rows):
+    """Backpropagates dy through y and compares each input's gradient with @p want."""
+    y.backward(dy)
+    for (name, tensor), wanted in zip(got_inputs, want):
+        if tensor is None:
+            continue
+        is_parameter = name in ("weight", "bias")
+        assert_close(f"d{name}", tensor.grad, wanted,
+                     tensor.dtype if is_parameter else dtype, rows if is_parameter else None)
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+@pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 4096)])
+@pytest.mark.parametrize("gemma", [False, True])
+def test_rms_norm_gradients(generator, dtype, weight_dtype, shape, gemma):
+    x = ref.activations(shape, dtype, generator).requires_grad_()
+    w = ref.parameter(shape[-1], weight_dtype, generator, 0.0 if gemma else 1.0).requires_grad_()
+    dy = ref.activations(shape, dtype, generator)
+    want = ref.gradients(lambda x, w: ref.rms_norm(x, w, EPS, gemma), dy, x, w)
+    check_gradients(nt.rms_norm(x, w, EPS, gemma), dy, [("x", x), ("weight", w)], want, dtype,
+                    ref.rows_of(x))
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+@pytest.mark.parametrize("affine", ["weight and bias", "weight", "none"])
+def test_layer_norm_gradients(generator, dtype, weight_dtype, affine):
+    x = ref.activations((37, 1031), dtype, generator).requires_grad_()
+    w = ref.parameter(1031, weight_dtype, generator) if affine != "none" else None
+    b = ref.parameter(1031, weight_dtype, generator, 0.0) if "bias" in affine else None
+    for p in (w, b):
+        if p is not None:
+            p.requires_grad_()
+    dy = ref.activations((37, 1031), dtype, generator)
+    want = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dy, x, w, b)
+    check_gradients(nt.layer_norm(x, w, b, EPS), dy, [("x", x), ("weight", w), ("bias", b)],
+                    want, dtype, 37)
+
+
+def test_gradients_of_strided_input_and_expanded_dy(generator):
+    # x: rows of a wider tensor; dy: y.sum()'s, ones expanded from one value (strides 0, 0).
+    wide = ref.activations((37, 1100), torch.float32, generator).requires_grad_()
+    x = wide[:, 7:1038]
+    w = ref.parameter(1031, torch.float32, generator).requires_grad_()
+    nt.rms_norm(x, w, EPS).sum().backward()
+    dy = torch.ones(37, 1031, device="cuda")
+    want_dx, want_dw = ref.gradients(lambda x, w: ref.rms_norm(x, w, EPS), dy, x, w)
+    assert_close("dx", wide.grad[:, 7:1038], want_dx)
+    assert (wide.grad[:, :7] == 0).all() and (wide.grad[:, 1038:] == 0).all()
+    assert_close("dweight", w.grad, want_dw, rows=37)
+
+
+def test_statistics_are_not_differentiable(generator):
+    x = ref.activations((4, 64), torch.float32, generator).requires_grad_()
+    y, rstd = torch.ops.normlab.rms_norm(x, None, EPS, False)
+    assert y.requires_grad and not rstd.requires_grad
+    assert_close("rstd", rstd, x.double().pow(2).mean(-1).add(EPS).rsqrt(), torch.float32)
+
+
+@pytest.mark.parametrize("op", ["rms_norm", "layer_norm", "rms_norm_backward",
+                                "layer_norm_backward", "rms_norm_out", "layer_norm_out",
+                                "fused_add_rms_norm_", "fused_add_layer_norm_"])
+def test_opcheck(generator, op):
+    """torch.library.opcheck: schema (what is mutated), fake implementation against the real
+    one, autograd registration, and AOT dispatch with dynamic shapes."""
+    x = ref.activations((5, 24, 64), torch.bfloat16, generator)
+    w = ref.parameter(64, torch.float32, generator)
+    stat = torch.ones(5, 24, device="cuda")
+    arguments = {
+        "rms_norm": (x, w, EPS, True),
+        "layer_norm": (x, w, w, EPS),
+        "rms_norm_backward": (x, x, w, stat, False),
+        "layer_norm_backward": (x, x, w, w, stat, stat),
+        "rms_norm_out": (x, w, EPS, False, torch.empty_like(x)),
+        "layer_norm_out": (x, w, None, EPS, torch.empty_like(x)),
+        "fused_add_rms_norm_": (x.clone(), x.clone(), w, EPS, False),
+        "fused_add_layer_norm_": (x.clone(), x.clone(), w, None, EPS),
+    }[op]
+    torch.library.opcheck(getattr(torch.ops.normlab, op).default, arguments)
+
+
+# ---------------------------------------------------------------- torch.compile
+
+
+def norms(x, r, w, b):
+    """Every op once: the differentiable ones and, without grad, the in-place ones."""
+    with torch.no_grad():
+        xr, rr = x.detach().clone(), r.clone()
+        nt.fused_add_rms_norm_(xr, rr, w.detach(), EPS)
+        nt.fused_add_layer_norm_(xr, rr, w.detach(), b.detach(), EPS)
+    return nt.rms_norm(x, w, EPS), nt.layer_norm(x, w, b, EPS), xr, rr
+
+
+def test_compile_full_graph_without_break(generator):
+    x = ref.activations((37, 1031), torch.bfloat16, generator).requires_grad_()
+    r = ref.activations((37, 1031), torch.bfloat16, generator)
+    w = ref.parameter(1031, torch.float32, generator).requires_grad_()
+    b = ref.parameter(1031, torch.float32, generator, 0.0).requires_grad_()
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(norms)(x, r, w, b)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    assert explained.graph_count == 1
+
+    # The same kernels run compiled and eager: outputs and gradients agree.
+    dy = ref.activations((37, 1031), torch.bfloat16, generator)
+    results = []
+    for function in (norms, torch.compile(norms, fullgraph=True)):
+        outputs = function(x, r, w, b)
+        (outputs[0] + outputs[1]).backward(dy)
+        results.append((outputs, [t.grad for t in (x, w, b)]))
+        for t in (x, w, b):
+            t.grad = None
+    (eager, eager_grads), (compiled, compiled_grads) = results
+    for name, got, want in zip(("rms_norm", "layer_norm", "fused x", "fused residual"),
+                               compiled, eager):
+        assert_close(f"compiled {name}", got, want.double())
+    for name, got, want in zip(("dx", "dweight", "dbias"), compiled_grads, eager_grads):
+        assert_close(f"compiled {name}", got, want.double(), rows=37 if name != "dx" else None)
+    assert_close("rms_norm", eager[0], ref.rms_norm(x, w, EPS))
+
+
+# ---------------------------------------------------------------- modules
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.nn.RMSNorm(1031),  # eps None: finfo(dtype).eps
+    lambda: torch.nn.RMSNorm(1031, eps=1e-6, elementwise_affine=False),
+    lambda: torch.nn.LayerNorm(1031),
+    lambda: torch.nn.LayerNorm(1031, bias=False),
+    lambda: torch.nn.LayerNorm(1031, elementwise_affine=False)])
+def test_module_from_torch_matches_it(generator, make):
+    theirs = make().cuda()
+    for p in theirs.parameters():
+        p.data = ref.parameter(p.numel(), torch.float32, generator, p.data.mean().item())
+    ours = (nt.RMSNorm if isinstance(theirs, torch.nn.RMSNorm) else nt.LayerNorm).from_torch(
+        theirs)
+    assert ours.state_dict().keys() == theirs.state_dict().keys()
+    x = ref.activations((3, 37, 1031), torch.float32, generator)
+    if isinstance(theirs, torch.nn.RMSNorm):
+        eps = theirs.eps if theirs.eps is not None else torch.finfo(x.dtype).eps
+        want = ref.rms_norm(x, theirs.weight, eps)
+    else:
+        want = ref.layer_norm(x, theirs.weight, theirs.bias, theirs.eps)
+    assert_close("y", ours(x), want.detach())
+
+
+# ---------------------------------------------------------------- a transformer block
+
+
+class Block(torch.nn.Module):
+    """Pre-norm transformer block: norm, causal attention, residual, norm, MLP, residual."""
+
+    def __init__(self, dim, heads, norm):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = norm(dim), norm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(dim, 4 * dim), torch.nn.GELU(),
+                                       torch.nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        batch, tokens, dim = x.shape
+        qkv = self.qkv(self.norm1(x)).view(batch, tokens, 3, self.heads, dim // self.heads)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4)
+        attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(attended.transpose(1, 2).reshape(batch, tokens, dim))
+        return x + self.mlp(self.norm2(x))
+
+
+@pytest.mark.parametrize("norm", [lambda d: torch.nn.RMSNorm(d, eps=1e-6), torch.nn.LayerNorm])
+def test_transformer_block_with_normlab_norms(generator, norm):
+    torch.manual_seed(18)
+    theirs = Block(256, 4, norm).cuda()
+    with torch.no_grad():  # norms whose parameters matter
+        for module in (theirs.norm1, theirs.norm2):
+            for p in module.parameters():
+                p.copy_(ref.parameter(256, torch.float32, generator, p.mean().item()))
+    ours = copy.deepcopy(theirs)
+    assert nt.replace_norms(ours) == 2
+    assert isinstance(ours.norm1, (nt.RMSNorm, nt.LayerNorm))
+
+    x = ref.activations((2, 37, 256), torch.float32, generator)
+    dy = ref.activations((2, 37, 256), torch.float32, generator)
+    results = []
+    for block in (theirs, ours):
+        leaf = x.clone().requires_grad_()
+        y = block(leaf)
+        y.backward(dy)
+        results.append((y, leaf.grad, {n: p.grad for n, p in block.named_parameters()}))
+    (want_y, want_dx, want_grads), (got_y, got_dx, got_grads) = results
+    assert_close("block y", got_y, want_y.double())
+    assert_close("block dx", got_dx, want_dx.double())
+    assert want_grads.keys() == got_grads.keys()
+    for name, want in want_grads.items():
+        assert_close(f"block d{name}", got_grads[name], want.double(), rows=2 * 37)
