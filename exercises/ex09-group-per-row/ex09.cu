@@ -2,11 +2,11 @@
 // Exercise 09: a group of lanes per row, for narrow rows.
 //
 // Chapter 07 gives every row a block. A 576-wide bf16 row is 72 16-byte chunks: a block of 96
-// threads, a quarter of its last warp idle, two barriers to reduce one row. Chapter 09 gives
-// the row a group of kLanes lanes of a warp instead (8, 16 or 32, a power of two), so that a
-// block of 256 threads holds 256 / kLanes rows. The group keeps its row in registers and sums
-// it with shuffles alone: device::group_sum<kLanes> is the warp's butterfly cut short, its XOR
-// offsets all below kLanes, so it never leaves the group. No shared memory, no __syncthreads.
+// threads, 24 of them idle, and two barriers to reduce one row. Chapter 09 gives the row a
+// group of kLanes lanes of a warp instead (8, 16 or 32, a power of two), so that a block of 256
+// threads holds 256 / kLanes rows. The group keeps its row in registers and sums it with
+// shuffles alone: device::group_sum<kLanes> is the warp's butterfly cut short, its XOR offsets
+// all below kLanes, so it never leaves the group. No shared memory, no __syncthreads.
 #include "ex09.cuh"
 
 #include "normlab/arguments.hpp"
@@ -34,7 +34,7 @@ constexpr int kRowsPerBlock = kThreads / kLanes;
 
 // The widest row a group of kLanes lanes holding kVectors chunks each takes.
 template <int kLanes, int kVectors>
-constexpr std::int64_t kColsHeld = std::int64_t{kLanes} * kVectors* kWidth;
+constexpr std::int64_t kColsHeld = std::int64_t{kLanes * kVectors * kWidth};
 
 // What the kernel reads and writes; strides in elements.
 struct Tensors {
