@@ -618,6 +618,35 @@ def ch09_every_width():
     return fig
 
 
+def ch11_flashnorm():
+    """Norm then linear three ways: what each path writes to memory and how many launches."""
+    fig = Figure(330, "Chapter 11: RMSNorm then a linear layer, three ways")
+    heading(fig, 20, "Y = rmsnorm(X; g) · W = diag(1/rms(X)) · (X · W*), W* = diag(g) · W")
+    paths = [
+        ("plain", [("norm", REGISTER), ("X̂ ⊙ g: M·K", MEMORY), ("GEMM with W", REGISTER)],
+         "2 launches; X̂ written and read back"),
+        ("deferred", [("1/RMS", REGISTER), ("M floats", MEMORY), ("GEMM with W*, rows scaled", REGISTER)],
+         "2 launches; 1/RMS in cuBLASLt's epilogue"),
+        ("fused", [("1/RMS and X · W* in one kernel", REGISTER)],
+         "1 launch; nothing between, M <= 64"),
+    ]
+    top = 50
+    for row, (name, steps, note) in enumerate(paths):
+        y = top + row * 80
+        fig.text(20, y + 24, name, size=13, weight="bold")
+        x = 110
+        for label, fill in steps:
+            width = 16 + 7 * len(label)
+            fig.box(x, y + 6, width, 28, label, fill=fill, size=11)
+            x += width + 18
+            fig.line(x - 16, y + 20, x - 3, y + 20, arrow=True)
+        fig.box(x, y + 6, 70, 28, "Y: M·N", fill=MEMORY, size=11)
+        fig.text(110, y + 54, note, size=11, fill=GREY)
+    fig.text(20, top + 250, "Orange: work in registers; blue: bytes in device memory. W (K·N) "
+             "is read once on every path: at decode sizes that read is the time.", size=11)
+    return fig
+
+
 FIGURES = {
     "ch00_idea.svg": ch00_roofline,
     "ch01_idea.svg": ch01_thread_per_row,
@@ -629,6 +658,7 @@ FIGURES = {
     "ch07_idea.svg": ch07_chunks,
     "ch08_idea.svg": ch08_column_sums,
     "ch09_idea.svg": ch09_every_width,
+    "ch11_idea.svg": ch11_flashnorm,
 }
 
 

@@ -40,7 +40,8 @@ TEST_CASE("every chapter directory has entries in the registry, in chapter order
     registered.insert(kernel.chapter);
   }
   for (const auto& dir : std::filesystem::directory_iterator(NORMLAB_SOURCE_DIR "/chapters")) {
-    if (!dir.is_directory()) continue;
+    // A chapter without entries.cpp (11: norm -> linear) has no kernels of the registry's ops.
+    if (!dir.is_directory() || !std::filesystem::exists(dir.path() / "entries.cpp")) continue;
     const int chapter = std::stoi(dir.path().filename().string().substr(0, 2));
     INFO("chapter directory " << dir.path().filename());
     CHECK(registered.count(chapter) == 1);

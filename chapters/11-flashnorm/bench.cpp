@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 11's measurement (bench.hpp).
+#include "bench.hpp"
+
+#include <algorithm>
+
+#include "normlab/buffer.hpp"
+#include "normlab/check.hpp"
+#include "reference.hpp"
+
+namespace normlab::ch11 {
+
+namespace {
+
+template <typename T>
+DeviceBuffer<T> on_device(const std::vector<T>& host) {
+  DeviceBuffer<T> buffer(host.size());
+  buffer.upload(host.data());
+  return buffer;
+}
+
+// [graph_timing]
+// The path captured once as a CUDA graph, replayed `replays` times between two events per
+// sample: microseconds a replay, the median of the samples. A graph replays the whole sequence
+// (the two launches of plain and deferred, the one of fused) with no host work between them,
+// as the paper timed both sides.
+double time_graph(NormLinear& layer, Path path, const __half* x, std::int64_t rows, __half* y,
+                  const BenchOptions& options) {
+  cudaStream_t stream = nullptr;
+  NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  layer.run(path, x, rows, y, stream);
+  NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
+  NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  NORMLAB_CHECK(cudaEventCreate(&start));
+  NORMLAB_CHECK(cudaEventCreate(&stop));
+  std::vector<double> samples;
+  for (int s = 0; s <= options.samples; ++s) {  // sample 0 warms up and is dropped
+    NORMLAB_CHECK(cudaEventRecord(start, stream));
+    for (int r = 0; r < options.replays; ++r)
+      NORMLAB_CHECK(cudaGraphLaunch(exec, stream));
+    NORMLAB_CHECK(cudaEventRecord(stop, stream));
+    NORMLAB_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    NORMLAB_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (s > 0) samples.push_back(1000.0 * ms / options.replays);
+  }
+  NORMLAB_CHECK(cudaEventDestroy(stop));
+  NORMLAB_CHECK(cudaEventDestroy(start));
+  NORMLAB_CHECK(cudaGraphExecDestroy(exec));
+  NORMLAB_CHECK(cudaGraphDestroy(graph));
+  NORMLAB_CHECK(cudaStreamDestroy(stream));
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+// [graph_timing]
+
+}  // namespace
+
+ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t k_cols,
+                    std::int64_t n_cols, const BenchOptions& options, std::uint64_t seed) {
+  const Problem p = random_problem(tokens, k_cols, n_cols, seed);
+  const std::vector<__half> folded = fold_weights_fp16(p.g, p.w, k_cols, n_cols);
+  DeviceBuffer<__half> x = on_device(p.x), g = on_device(p.g), w = on_device(p.w),
+                       w_folded = on_device(folded);
+  DeviceBuffer<__half> y(static_cast<std::size_t>(tokens * n_cols));
+  NormLinear layer(norm,
+                   {.g = g.data(),
+                    .w = w.data(),
+                    .w_folded = w_folded.data(),
+                    .k_cols = k_cols,
+                    .n_cols = n_cols,
+                    .eps = p.eps},
+                   tokens);
+  layer.prepare(tokens);
+
+  ShapeResult result{.tokens = tokens, .k_cols = k_cols, .n_cols = n_cols};
+  result.row_scale = layer.row_scale(tokens);
+  result.pick = choose_path(tokens, k_cols, n_cols);
+  const Reference ref = reference(p, sample_rows(tokens, options.most_rows_checked));
+  result.rows_checked = static_cast<std::int64_t>(ref.rows_checked.size());
+  std::vector<__half> host_y(y.size());
+  for (Path path : {Path::plain, Path::deferred, Path::fused}) {
+    PathResult r{.path = path, .ran = path != Path::fused || tokens <= kFusedMaxRows};
+    if (r.ran) {
+      y.poison();
+      layer.run(path, x.data(), tokens, y.data(), nullptr);
+      NORMLAB_CHECK(cudaDeviceSynchronize());
+      y.download(host_y.data());
+      const Verdict verdict = compare(ref, host_y, n_cols, k_cols);
+      r.passed = verdict.passed;
+      r.verdict = verdict.report;
+      if (r.passed) r.microseconds = time_graph(layer, path, x.data(), tokens, y.data(), options);
+    }
+    result.paths.push_back(r);
+  }
+  return result;
+}
+
+}  // namespace normlab::ch11

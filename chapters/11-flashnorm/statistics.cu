@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 11, the deferred path's two small kernels: the statistics alone (M floats written,
+// the normalised row never is), and the row scale used when cuBLASLt cannot apply it.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "ch11.cuh"
+#include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+#include "normlab/device/vector.cuh"
+
+namespace normlab::ch11 {
+
+namespace {
+
+using device::Vector;
+constexpr int kWidth = Vector<__half>::kWidth;  // 8 halves in 16 bytes
+constexpr int kMostThreads = 1024;
+
+// [statistics]
+// One block per row: each thread sums the squares of the 16-byte chunks it strides over
+// (chapter 07's chunk loads, which fall back to single elements on a ragged or misaligned
+// row), the block adds the sums (chapter 03's reduction), and thread 0 writes the row's rstd.
+__global__ void row_rstd_kernel(const __half* x, std::int64_t cols, float eps, bool aligned,
+                                float* rstd) {
+  const __half* row = x + static_cast<std::int64_t>(blockIdx.x) * cols;
+  float sum_of_squares = 0.0f;
+  for (std::int64_t first = static_cast<std::int64_t>(threadIdx.x) * kWidth; first < cols;
+       first += static_cast<std::int64_t>(blockDim.x) * kWidth) {
+    const Vector<__half> v = device::load_chunk<false>(row, first, cols, aligned);
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const float value = device::to_float(v.element[j]);
+      sum_of_squares += value * value;
+    }
+  }
+  const float total = device::block_sum_once(sum_of_squares);
+  if (threadIdx.x == 0) rstd[blockIdx.x] = rsqrtf(total / static_cast<float>(cols) + eps);
+}
+// [statistics]
+
+__global__ void scale_rows_kernel(__half* y, const float* scale, std::int64_t cols) {
+  __half* row = y + static_cast<std::int64_t>(blockIdx.x) * cols;
+  const float s = scale[blockIdx.x];
+  for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+    row[c] = __float2half_rn(__half2float(row[c]) * s);
+}
+
+// Threads for one row of @p cols: one a chunk, in whole warps,
+// at most 1024.
+int threads_for(std::int64_t cols) {
+  const std::int64_t chunks = (cols + kWidth - 1) / kWidth;
+  const std::int64_t warps = (chunks + device::kWarpSize - 1) / device::kWarpSize;
+  return static_cast<int>(std::min<std::int64_t>(warps * device::kWarpSize, kMostThreads));
+}
+
+void check_rows(const char* fn, std::int64_t rows, std::int64_t cols) {
+  check_argument(rows >= 0, fn, "rows", "must not be negative");
+  check_argument(rows <= 0x7fffffff, fn, "rows", "must fit one block per row (at most 2^31 - 1)");
+  check_argument(cols > 0, fn, "cols", "must be positive");
+}
+
+}  // namespace
+
+void row_rstd(const __half* x, std::int64_t rows, std::int64_t cols, float eps, float* rstd,
+              cudaStream_t stream) {
+  const char* fn = "ch11::row_rstd";
+  check_rows(fn, rows, cols);
+  check_argument(rows == 0 || x != nullptr, fn, "x", "must not be null");
+  check_argument(rows == 0 || rstd != nullptr, fn, "rstd", "must not be null");
+  check_argument(eps > 0.0f, fn, "eps", "must be positive");
+  if (rows == 0) return;
+  const bool aligned = cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+  row_rstd_kernel<<<static_cast<unsigned int>(rows), threads_for(cols), 0, stream>>>(x, cols, eps,
+                                                                                     aligned, rstd);
+  NORMLAB_CHECK_LAUNCH();
+}
+
+void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t cols,
+                cudaStream_t stream) {
+  const char* fn = "ch11::scale_rows";
+  check_rows(fn, rows, cols);
+  check_argument(rows == 0 || y != nullptr, fn, "y", "must not be null");
+  check_argument(rows == 0 || scale != nullptr, fn, "scale", "must not be null");
+  if (rows == 0) return;
+  scale_rows_kernel<<<static_cast<unsigned int>(rows), 256, 0, stream>>>(y, scale, cols);
+  NORMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace normlab::ch11

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 11 on the GPU: every path of norm -> linear (plain through normlab::run, deferred
+// through the statistics kernel and cuBLASLt, fused) against the float64 reference on ragged
+// shapes; graph replays of the fused kernel giving the same bits (its counters reset); the
+// statistics kernel alone; and refusals by name with nothing written.
+#include "normlab_catch.hpp"
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ch11.cuh"
+#include "choose.hpp"
+#include "norm_linear.hpp"
+#include "normlab/buffer.hpp"
+#include "normlab/normlab.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using namespace normlab;
+using namespace normlab::ch11;
+
+template <typename T>
+DeviceBuffer<T> on_device(const std::vector<T>& host) {
+  DeviceBuffer<T> buffer(host.size());
+  buffer.upload(host.data());
+  return buffer;
+}
+
+// One problem on the device with its layer.
+struct Setup {
+  Problem p;
+  DeviceBuffer<__half> x, g, w, w_folded, y;
+  NormLinear layer;
+
+  Setup(std::int64_t rows, std::int64_t k, std::int64_t n, std::uint64_t seed)
+      : p(random_problem(rows, k, n, seed)),
+        x(on_device(p.x)),
+        g(on_device(p.g)),
+        w(on_device(p.w)),
+        w_folded(on_device(fold_weights_fp16(p.g, p.w, k, n))),
+        y(static_cast<std::size_t>(rows * n)),
+        layer([](const NormCall& c, cudaStream_t s) { normlab::run(c, s); },
+              {.g = g.data(),
+               .w = w.data(),
+               .w_folded = w_folded.data(),
+               .k_cols = k,
+               .n_cols = n,
+               .eps = p.eps},
+              rows) {}
+
+  std::vector<__half> run(Path path) {
+    y.poison();
+    layer.run(path, x.data(), p.rows, y.data(), nullptr);
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    std::vector<__half> host(y.size());
+    y.download(host.data());
+    return host;
+  }
+};
+
+bool all_poison(const std::vector<__half>& values) {
+  for (const __half& v : values) {
+    unsigned short bits = 0;
+    std::memcpy(&bits, &v, sizeof(bits));
+    if (bits != 0xFFFF) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("every path matches the float64 reference on ragged shapes", "[ch11]") {
+  std::uint64_t seed = 1110;
+  for (std::int64_t rows : {1, 3, 64, 65, 257}) {
+    for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{576, 960},
+                        {1000, 1001},
+                        {2048, 960},
+                        {576, 1001}}) {
+      Setup s(rows, k, n, seed++);
+      const Reference ref = reference(s.p, sample_rows(rows, 64));
+      for (Path path : {Path::plain, Path::deferred, Path::fused}) {
+        if (path == Path::fused && rows > kFusedMaxRows) continue;
+        INFO(rows << " x " << k << " -> " << n << ", " << name_of(path)
+                  << "; deferred: " << s.layer.row_scale(rows));
+        const Verdict v = compare(ref, s.run(path), n, k);
+        INFO(v.report);
+        CHECK(v.passed);
+      }
+    }
+  }
+}
+
+TEST_CASE("the fused kernel on every row group size and tiny, odd shapes", "[ch11]") {
+  std::uint64_t seed = 1150;
+  for (std::int64_t rows : {1, 2, 3, 4, 5, 8, 9, 33}) {
+    for (auto [k, n] :
+         {std::pair<std::int64_t, std::int64_t>{1, 1}, {7, 9}, {33, 65}, {129, 63}, {4096, 72}}) {
+      Setup s(rows, k, n, seed++);
+      const Verdict v = compare(reference(s.p, sample_rows(rows, 64)), s.run(Path::fused), n, k);
+      INFO(rows << " x " << k << " -> " << n << ": " << v.report);
+      CHECK(v.passed);
+    }
+  }
+}
+
+TEST_CASE("fused graph replays give the same bits: each launch leaves its counters at 0",
+          "[ch11]") {
+  Setup s(16, 2048, 2560, 1190);
+  const std::vector<__half> first = s.run(Path::fused);
+  cudaStream_t stream = nullptr;
+  NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  s.layer.run(Path::fused, s.x.data(), 16, s.y.data(), stream);
+  NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
+  NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  s.y.poison(stream);
+  for (int replay = 0; replay < 5; ++replay)
+    NORMLAB_CHECK(cudaGraphLaunch(exec, stream));
+  NORMLAB_CHECK(cudaStreamSynchronize(stream));
+  std::vector<__half> replayed(s.y.size());
+  s.y.download(replayed.data());
+  NORMLAB_CHECK(cudaGraphExecDestroy(exec));
+  NORMLAB_CHECK(cudaGraphDestroy(graph));
+  NORMLAB_CHECK(cudaStreamDestroy(stream));
+  CHECK(std::memcmp(first.data(), replayed.data(), first.size() * sizeof(__half)) == 0);
+}
+
+TEST_CASE("the statistics kernel writes 1/RMS of each row and nothing past them", "[ch11]") {
+  for (std::int64_t k : {1, 7, 576, 1000, 4096, 8200}) {
+    const Problem p = random_problem(37, k, 1, 1200 + k);
+    DeviceBuffer<__half> x = on_device(p.x);
+    DeviceBuffer<float> rstd(38);
+    rstd.poison();
+    row_rstd(x.data(), 37, k, p.eps, rstd.data(), nullptr);
+    std::vector<float> got(38);
+    rstd.download(got.data());
+    for (std::int64_t m = 0; m < 37; ++m) {
+      double sum = 0.0;
+      for (std::int64_t c = 0; c < k; ++c)
+        sum += static_cast<double>(__half2float(p.x[m * k + c])) * __half2float(p.x[m * k + c]);
+      const double exact = 1.0 / std::sqrt(sum / k + p.eps);
+      // fp32 sum of k squares (k · u32 relative) and rsqrtf (2 ulp): half of that in rstd.
+      INFO("k " << k << " row " << m);
+      CHECK(std::fabs(got[m] - exact) <= exact * ((k + 8) * 0x1p-24));
+    }
+    CHECK(std::isnan(got[37]));  // the poison past the last row is untouched
+  }
+}
+
+TEST_CASE("refusals name the argument and write nothing", "[ch11]") {
+  Setup s(65, 576, 960, 1300);
+  s.y.poison();
+  CHECK_THROWS_WITH(s.layer.run(Path::fused, s.x.data(), 65, s.y.data(), nullptr),
+                    Catch::Contains("'rows'") && Catch::Contains("64"));
+  CHECK_THROWS_WITH(s.layer.run(Path::plain, s.x.data(), 66, s.y.data(), nullptr),
+                    Catch::Contains("'rows'"));
+  FusedWorkspace other(8, 576, 961);
+  CHECK_THROWS_WITH(fused_rmsnorm_linear(s.x.data(), s.w_folded.data(), 8, 576, 960, 1e-6f,
+                                         s.y.data(), other, nullptr),
+                    Catch::Contains("'workspace'"));
+  CHECK_THROWS_WITH(
+      fused_rmsnorm_linear(s.x.data(), nullptr, 8, 576, 960, 1e-6f, s.y.data(), other, nullptr),
+      Catch::Contains("'w_folded'"));
+  CHECK_THROWS_WITH(row_rstd(s.x.data(), 4, 576, 0.0f, nullptr, nullptr),
+                    Catch::Contains("'rstd'"));
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+  std::vector<__half> after(s.y.size());
+  s.y.download(after.data());
+  CHECK(all_poison(after));
+}
