@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kThreads)
     row_rstd_kernel(const __half* x, std::int64_t x_stride, std::int64_t cols, float eps,
                     bool aligned, float* rstd) {
   // TODO(ex11) begin: sum the squares of row blockIdx.x over the block, then write its rstd
-  // 1. Row blockIdx.x starts at x + blockIdx.x * x_stride (64-bit arithmetic: x_stride is).
+  // 1. Row blockIdx.x starts at x + blockIdx.x * x_stride, computed in 64 bits.
   // 2. Each thread adds up, in fp32, the squares of the chunks it strides over:
   //    device::load_chunk<false>(row, first, cols, aligned) reads chunk [first, first + 8), a
   //    16-byte load when it lies wholly inside the row and `aligned`, else element by element,
