@@ -29,8 +29,9 @@ overhead are left out for every implementation. normlab launches from C++ behind
 memset, which already gives the CPU a head start; a Python call (eager dispatch, torch.compile's
 guards, a peer's wrapper) can take tens of microseconds of CPU time, during which the GPU would
 sit idle inside the timed region. So each Python repetition also queues a GPU busy-wait
-(torch.cuda._sleep, about 250 us) between the flush and the start event, and the CPU has queued
-the whole call before the GPU reaches it. Bandwidth uses normlab's bytes model for every
+(torch.cuda._sleep) between the flush and the start event, at least 250 us and at least twice
+the CPU time the call took in its warm-up, and the CPU has queued the whole call before the GPU
+reaches it. Bandwidth uses normlab's bytes model for every
 implementation (activations read once and written once, plus the parameters), so the columns
 compare times. Rows of a few rows report microseconds instead: there the launch, not the bytes,
 sets the time.
@@ -62,15 +63,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 COPY_ROOF_BYTES = 512 << 20
-# The GPU busy-wait queued before each timed Python repetition: about 250 us at a ~2 GHz SM
-# clock (longer at lower clocks, which only adds head start). It runs before the start event.
-# A backward pass through autograd and a compiled graph can take more than 100 us of CPU time.
+# The GPU busy-wait queued before each timed Python repetition, at least about 250 us at a
+# ~2 GHz SM clock (longer at lower clocks, which only adds head start), and at least twice the
+# CPU time of the call (head_start_cycles). It runs before the start event. A backward pass
+# through autograd and a compiled graph can take more than 100 us of CPU time.
 HEAD_START_CYCLES = 500_000
+SM_CYCLES_PER_SECOND = 2e9
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 EPS = 1e-5
 RESULT_FILE = "peer_comparison.json"
@@ -546,9 +550,13 @@ class Bench:
 
     def median_ms(self, launch, flush=True, warmup=None, repetitions=None):
         torch = self.torch
+        cpu_seconds = 0.0  # the longest the CPU took to queue one call, in the warm-up
         for _ in range(self.args.warmup if warmup is None else warmup):
+            started = time.perf_counter()
             launch()
+            cpu_seconds = max(cpu_seconds, time.perf_counter() - started)
         torch.cuda.synchronize()
+        head_start = max(HEAD_START_CYCLES, int(2 * cpu_seconds * SM_CYCLES_PER_SECOND))
         count = self.args.repetitions if repetitions is None else repetitions
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(count)]
@@ -557,7 +565,7 @@ class Bench:
                 self.flush_buffer.zero_()
             # Keep the GPU busy, outside the timed region, while the CPU queues launch() whole:
             # the events then time the kernels, not Python and dispatch overhead.
-            torch.cuda._sleep(HEAD_START_CYCLES)
+            torch.cuda._sleep(head_start)
             start.record()
             launch()
             stop.record()

@@ -40,7 +40,11 @@ Plan plan(const NormCall& call, int compute_capability) {
 }
 
 void run(const NormCall& call, cudaStream_t stream) {
-  const Plan chosen = plan(call);
+  run(call, plan(call), stream);
+}
+
+void run(const NormCall& call, const Plan& chosen, cudaStream_t stream) {
+  check_argument(chosen.kernel != nullptr, "normlab::run", "planned", "holds no kernel");
   check_scratch(call, chosen);
   chosen.kernel->launch(call, stream);
   if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) {

@@ -128,6 +128,26 @@ def test_fused_add_on_halves_of_one_tensor(generator):
     assert_close("x", x, ref.rms_norm(h, w, EPS))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eager_inference_runs_the_op_body_with_the_same_result(generator, dtype, monkeypatch):
+    """Without autograd, rms_norm and layer_norm skip PyTorch's dispatch and call the op's body;
+    they must give the op's bits, and go through the op again where autograd records."""
+    x = torch.randn(37, 1031, device="cuda", dtype=dtype, generator=generator)
+    w = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
+    b = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
+    direct = torch.ops.normlab.rms_norm(x, w, EPS, False)[0]
+    assert torch.equal(nt.rms_norm(x, w, EPS), direct)
+    assert torch.equal(nt.layer_norm(x, w, b, EPS), torch.ops.normlab.layer_norm(x, w, b, EPS)[0])
+    calls = []
+    body = nt.ops._rms_norm_body
+    monkeypatch.setattr(nt.ops, "_rms_norm_body", lambda *a: calls.append(1) or body(*a))
+    nt.rms_norm(x, w, EPS)
+    assert calls, "eager inference did not take the direct path"
+    calls.clear()
+    y = nt.rms_norm(x, w.clone().requires_grad_(), EPS)
+    assert y.grad_fn is not None, "a call autograd must record lost its graph"
+
+
 def test_zero_size_launches_nothing_and_returns_empty(generator):
     w = torch.ones(64, device="cuda")
     for shape in [(0, 64), (2, 0, 64)]:

@@ -269,6 +269,15 @@ TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[disp
   require_refused(empty, "x");
 }
 
+TEST_CASE("run with a plan refuses an empty plan and a short scratch before launching",
+          "[dispatch]") {
+  const NormCall call = full_call(Op::rmsnorm, 8, 4096);
+  CHECK_THROWS_WITH(normlab::run(call, normlab::Plan{}, nullptr), Catch::Contains("'planned'"));
+  normlab::Plan needs_scratch = normlab::plan(call, kHopper);
+  needs_scratch.scratch_bytes = 1024;  // as chapter 08's plans ask; this call has none
+  CHECK_THROWS_WITH(normlab::run(call, needs_scratch, nullptr), Catch::Contains("'scratch'"));
+}
+
 TEST_CASE("a Case is planned as the NormCall the Workspace makes of it", "[dispatch]") {
   // The Workspace's layout: every activation misalign elements past its own 256-byte
   // allocation, rows cols + pad apart; outputs in place over their inputs; parameters aligned.

@@ -44,4 +44,10 @@ Plan plan(const NormCall& call, int compute_capability);
 /// Launch errors are thrown as std::runtime_error.
 void run(const NormCall& call, cudaStream_t stream = nullptr);
 
+/// run() with a plan already made by plan(@p call) for this very call (its op, shape, dtypes,
+/// pointers and strides), so a caller that asked for the plan, say to size the scratch, does
+/// not pay for a second one. The scratch is checked as run() checks it; nothing is launched when
+/// it throws.
+void run(const NormCall& call, const Plan& planned, cudaStream_t stream);
+
 }  // namespace normlab
