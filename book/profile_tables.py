@@ -83,9 +83,22 @@ def occupancy_limit(launch):
     return least, [OCCUPANCY_LIMITS[name] for name, value in limits.items() if value == least]
 
 
+def outputs_of(case):
+    """norm_linear (chapter 11): N, the outputs of the linear layer, from the case's `--n N`."""
+    match = re.search(r"--n (\d+)", case["options"])
+    if not match:
+        raise ValueError(f"profile case {case['label']}: norm_linear needs --n N in its options")
+    return int(match.group(1))
+
+
 def model_bytes(case):
-    """Bytes the op must read and write: its activations once, in the case's dtype."""
+    """Bytes the op must read and write: its activations once, in the case's dtype; for
+    norm_linear (tokens x K input, K x N weight, tokens x N output) x and W read, y written."""
     op, dtype = case["op"], case["dtype"]
+    if op == "norm_linear" and dtype in ELEMENT_BYTES:
+        rows, k_cols, n_cols = int(case["rows"]), int(case["cols"]), outputs_of(case)
+        element = ELEMENT_BYTES[dtype]
+        return (rows * k_cols + k_cols * n_cols) * element, rows * n_cols * element
     if op not in TENSORS_READ or dtype not in ELEMENT_BYTES:
         raise ValueError(f"profile case {case['label']}: no bytes model for op {op!r}, "
                          f"dtype {dtype!r}")
@@ -184,7 +197,10 @@ def cells(result, numbered):
     occupancy = (f"{fmt(result['achieved_occupancy_pct'], 1, '%')} "
                  f"({fmt(result['theoretical_occupancy_pct'], 0, '%')})")
     label = result["case"] + (f" (run {result['run'] + 1})" if numbered else "")
-    return [label, result["kernel"], f"{result['rows']} x {result['cols']} {result['dtype']}",
+    shape = f"{result['rows']} x {result['cols']} {result['dtype']}"
+    if result["op"] == "norm_linear":
+        shape = f"{result['rows']} x {result['cols']} -> {outputs_of(result)} {result['dtype']}"
+    return [label, result["kernel"], shape,
             fmt(result["time_us"]), fmt(result["dram_pct_of_peak"], 1, "%"),
             fmt(ratio(result["dram_read_bytes"], result["model_read_bytes"]), 2),
             fmt(ratio(result["dram_write_bytes"], result["model_write_bytes"]), 2),
@@ -250,7 +266,8 @@ def self_test():
             "a\t4\tk4\trmsnorm\tfp32\t2\t4\tx\t1\t\n"
             "b\t6\tk6\tadd_rmsnorm\tfp32\t2\t4\ty\t2\t\n"
             "c\t7\tk7\trmsnorm\tfp32\t2\t4\tz\t1\t\n"
-            "e\t8\tk8\tlayernorm_backward\tbf16\t2\t8\tw\t2\t--bias\n")
+            "e\t8\tk8\tlayernorm_backward\tbf16\t2\t8\tw\t2\t--bias\n"
+            "f\t11\tfused\tnorm_linear\tfp16\t2\t8\tv\t1\t--n 4\n")
         head = ('"ID","Kernel Name","gpu__time_duration.sum","dram__bytes_read.sum",'
                 '"dram__bytes_write.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed",'
                 '"lts__t_sector_op_read_hit_rate.pct","launch__registers_per_thread",'
@@ -274,8 +291,12 @@ def self_test():
         (d / "e.run.json").write_text(json.dumps({"gpu": "Other GPU", "driver": "2", "ncu": "v1",
                                                   "date": "2000-02-03T00:00:00Z",
                                                   "command": "scripts/profile --only e"}))
+        (d / "f.csv").write_text(head + '"0","fused","1000","96","16","30","90","64","4","8","50",'
+                                 '"1","2","1"\n')
         data = collect(d)
-        a, b, e = data["cases"]
+        a, b, e, f = data["cases"]
+        # norm_linear: x (2 x 8) and W (8 x 4) read, y (2 x 4) written, 2 bytes an element.
+        assert f["model_read_bytes"] == 96 and f["model_write_bytes"] == 16, f
         assert data["missing"] == ["c"], data
         assert [r["gpu"] for r in data["runs"]] == ["Test GPU", "Other GPU"], data
         assert (a["run"], b["run"], e["run"]) == (0, 0, 1), data
@@ -295,6 +316,7 @@ def self_test():
         assert "| 4 (registers) | 3.88 | - (50%) |" in md, md
         assert "Test GPU" in md and "Other GPU" in md and "Not profiled" in md, md
         assert "2 x 8 bf16" in md and "| 1.75 | 0.75 |" in md, md
+        assert "2 x 8 -> 4 fp16" in md and "| 1.00 | 1.00 |" in md, md
         out = d / "out"
         fragments(d, out)
         assert "No profile" in (out / "ch04_profile.html").read_text()
