@@ -17,7 +17,9 @@ For every row of SHAPES it times, on the same GPU and in the same process:
     layer_norm, fused_add_rms_norm_, backward through autograd), with BUILD's
     libnormlab_capi.so unless NORMLAB_CAPI names another; it is not counted as a peer;
   - every registered normlab kernel of the row's op, through `normlab tour --json` (new registry
-    entries, backward ones included, join without editing this script);
+    entries, backward ones included, join without editing this script); the normlab column is
+    the kernel normlab's dispatcher picks for the row (`normlab explain`), what a user of
+    `normlab::run` gets, and the row also records the fastest registered kernel;
   - the copy roof, as torch's copy_ of a 512 MiB buffer (bytes read + written).
 A peer that is not installed, fails to import, refuses the shape or raises is a cell that says
 why (its error's first line), never a crash.
@@ -40,8 +42,8 @@ Before an implementation is timed, its outputs on the row's inputs are compared 
 reference computed by PyTorch from the same inputs: every element must satisfy
 |got - want| <= abs + rel * |want| with the dtype's tolerance from common/src/compare.cpp;
 parameter gradients, sums over the rows, get abs * sqrt(rows). A wrong output is a cell saying
-so, and is not timed. normlab's fastest kernel (every one with --check-all) is checked the same
-way on the inputs that `normlab check --kernel NAME --dump DIR` writes. The figure kept is the
+so, and is not timed. The dispatcher's kernel (every normlab kernel with --check-all) is
+checked the same way on the inputs that `normlab check --kernel NAME --dump DIR` writes. The figure kept is the
 worst ratio of error to allowance: at most 1 where it passes.
 
 Writes peer_comparison.json into --out (book/results), with the GPU, driver, the version of
@@ -253,16 +255,18 @@ def print_plan(args, tolerance):
     if kernels is None:
         print(f"normlab not built at {args.normlab}: its kernels are listed once it is")
     print(f"copy roof: torch copy_ of {COPY_ROOF_BYTES >> 20} MiB; timing: {args.warmup} warm-up, "
-          f"median of {args.repetitions}, L2 flushed and a {HEAD_START_CYCLES}-cycle GPU "
-          "sleep queued before each Python repetition (GPU time only)")
+          f"median of {args.repetitions}, L2 flushed and a GPU sleep of at least "
+          f"{HEAD_START_CYCLES} cycles (and twice the call's CPU time) queued before each "
+          "Python repetition (GPU time only)")
     for problem in args.problems:
         columns = [c.name for c in COLUMNS if c.offers(problem.op)
                    and not (c.compiled and args.no_compile)]
         ours = [name for name, (op, dtypes) in (kernels or {}).items()
                 if op == problem.op and problem.dtype in dtypes]
         listed = ", ".join(ours) or ("no kernel" if kernels else "?")
+        chosen = dispatched_kernel(args.normlab, problem) if kernels is not None else "?"
         print(f"  [{problem.group}] {problem.describe():<38} {'; '.join(columns)} "
-              f"| normlab: {listed}")
+              f"| normlab: {listed} (the dispatcher's: {chosen or 'refused'})")
     for m, n, dtype in tour_problems(args.problems):
         print("  " + shlex.join(tour_command(args.normlab, m, n, dtype, Path("DIR"))))
     print("  then per row: " + shlex.join(check_command(args.normlab, args.problems[0],
@@ -280,6 +284,24 @@ def tour_problems(problems):
 def tour_command(normlab, rows, cols, dtype, out_dir):
     return [str(normlab), "tour", "--rows", str(rows), "--cols", str(cols), "--dtype", dtype,
             "--json", str(out_dir / f"tour-{rows}x{cols}-{dtype}.json")]
+
+
+def explain_command(normlab, problem):
+    command = [str(normlab), "explain", "--op", problem.op, "--dtype", problem.dtype,
+               "--rows", str(problem.rows), "--cols", str(problem.cols)]
+    return command + (["--bias"] if problem.is_layernorm() else [])
+
+
+def explained_kernel(text):
+    """The kernel `normlab explain` prints on its "kernel:" line, or None."""
+    match = re.search(r"^kernel:\s+(\S+)", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def dispatched_kernel(normlab, problem):
+    """The kernel normlab's dispatcher runs for @p problem, or None when it refuses the call."""
+    finished = subprocess.run(explain_command(normlab, problem), capture_output=True, text=True)
+    return explained_kernel(finished.stdout) if finished.returncode == 0 else None
 
 
 def check_command(normlab, problem, kernel, dump_dir):
@@ -712,11 +734,19 @@ def measure_row(torch, args, bench, problem, tours, peers, tolerance, roof):
         best_peer = min(timed_peers, key=lambda i: i["median_ms"])
         row["best_peer"] = {key: best_peer[key]
                             for key in ("name", "median_ms", "percent_of_copy_roof")}
-    best = next((k for k in ours if k["passed"]), None)
+    fastest = next((k for k in ours if k["passed"]), None)
+    chosen = dispatched_kernel(args.normlab, problem)
+    row["dispatched_kernel"] = chosen
+    best = next((k for k in ours if k["passed"] and k["kernel"] == chosen), None)
     if best is None:
+        note = (f"the dispatcher's {chosen} failed or was not in the tour" if chosen else
+                "the dispatcher refused the call")
         implementations.append({"name": "normlab", "peer": "normlab",
-                                "note": "every kernel failed" if ours else "no kernel"})
+                                "note": note if ours else "no kernel"})
         return row
+    if fastest is not None:
+        row["normlab_fastest"] = {key: fastest[key]
+                                  for key in ("kernel", "median_ms", "percent_of_copy_roof")}
     checked = [k["kernel"] for k in ours if k["passed"]] if args.check_all else [best["kernel"]]
     row["checks"] = [check_normlab(torch, args, problem, k, tolerance) for k in checked]
     implementations.append({"name": "normlab", "peer": "normlab", **best,
@@ -774,6 +804,9 @@ def self_test():
         finally:
             sys.path.remove(scratch)
     assert Peer("Here", None, ["normlab_here"]).version() == "this repository"
+    explained = "call:    rmsnorm bf16 8192 x 576\nkernel:  ch09_rmsnorm (chapter 09)\nwhy: ...\n"
+    assert explained_kernel(explained) == "ch09_rmsnorm", explained_kernel(explained)
+    assert explained_kernel("why: kernel: not at the start of a line\n") is None
     assert all(GROUPS.get(p.group) for p in SHAPES), "every row belongs to a known group"
     print("compare_peers self-test: ok")
     return 0

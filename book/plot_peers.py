@@ -109,6 +109,30 @@ def ratio_text(row):
     return f"{ratio:.2f}" if ratio else "–"
 
 
+def dispatched(report):
+    """Whether the run's normlab column is the dispatcher's pick (runs of compare_peers since
+    it asks `normlab explain`); earlier runs show the fastest registered kernel there."""
+    return any("dispatched_kernel" in row for row in report["rows"])
+
+
+def fastest_text(row):
+    """normlab's fastest registered kernel on the row, where it is not the dispatcher's."""
+    fastest = row.get("normlab_fastest")
+    if fastest is None:
+        return "–"
+    if fastest["kernel"] == row.get("dispatched_kernel"):
+        return "the same"
+    return f"{fastest['kernel']} {describe_value(value(fastest, row['unit']), row['unit'])}"
+
+
+def extra_columns(report):
+    return ["normlab's fastest kernel"] if dispatched(report) else []
+
+
+def extra_cells(report, row):
+    return [fastest_text(row)] if dispatched(report) else []
+
+
 def check_text(row):
     normlab = next(i for i in row["implementations"] if i["name"] == NORMLAB)
     return normlab.get("check", {}).get("verdict", "–")
@@ -123,6 +147,10 @@ def heading(report):
             "time alone for the few-row group; every implementation's output was compared with "
             "float64 before it was timed. normlab × best peer: the best peer's time over "
             "normlab's (above 1, normlab is faster)."
+            + (" The normlab column is the kernel normlab's dispatcher picks for the row "
+               "(`normlab explain`, what `normlab::run` runs); the last column names normlab's "
+               "fastest registered kernel where it is another." if dispatched(report) else
+               " The normlab column is normlab's fastest registered kernel on the row.")
             + ("" if report.get("complete", True) else
                " This run stopped before its last rows: only those it finished are shown."))
 
@@ -179,11 +207,13 @@ def markdown(report, groups, names):
     for group, rows in groups.items():
         lines += [f"## {group}", "", f"![{group}](peer_comparison-{slug(group)}.svg)", "",
                   "| case | " + " | ".join(names) + " | best peer | normlab × best peer "
-                  "| normlab checked |", "|---|" + "---|" * (len(names) + 3)]
+                  "| normlab checked |" + "".join(f" {c} |" for c in extra_columns(report)),
+                  "|---|" + "---|" * (len(names) + 3 + len(extra_columns(report)))]
         for row in rows:
             by_name = {i["name"]: i for i in row["implementations"]}
             cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
             cells += [best_peer_text(row), ratio_text(row), check_text(row)]
+            cells += extra_cells(report, row)
             lines.append(f"| {shape_text(row)} | "
                          + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         lines.append("")
@@ -199,11 +229,14 @@ def html_page(report, groups, names, charts):
         head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
         parts.append(f'<table class="doxtable normlab-peers"><tr><th>case</th>{head}'
                      "<th>best peer</th><th>normlab &times; best peer</th>"
-                     "<th>normlab checked</th></tr>")
+                     "<th>normlab checked</th>"
+                     + "".join(f"<th>{html.escape(c)}</th>" for c in extra_columns(report))
+                     + "</tr>")
         for row in rows:
             by_name = {i["name"]: i for i in row["implementations"]}
             cells = [cell_text(by_name[n], row) if n in by_name else "–" for n in names]
             cells += [best_peer_text(row), ratio_text(row), check_text(row)]
+            cells += extra_cells(report, row)
             parts.append(f"<tr><td>{html.escape(shape_text(row))}</td>"
                          + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
         parts.append("</table>")
@@ -281,6 +314,19 @@ def self_test():
         assert "4.0 µs" in chart and "microseconds" in chart and "FlashInfer" not in chart, chart
         page = (out / PAGE_FILE).read_text()
         assert page.count("<svg") == 2 and "<td>no kernel</td>" in page, page
+        assert "normlab's fastest registered kernel on the row" in table, table
+        # A run whose normlab column is the dispatcher's pick names the fastest where it differs.
+        report["rows"][0].update(dispatched_kernel="ch07_rmsnorm", normlab_fastest={
+            "kernel": "ch04_fused", "median_ms": 0.0008, "percent_of_copy_roof": 125.0})
+        report["rows"][1].update(dispatched_kernel=None)
+        (out / RESULT_FILE).write_text(json.dumps(report))
+        make(out / RESULT_FILE, out)
+        table = (out / TABLE_FILE).read_text()
+        assert "the kernel normlab's dispatcher picks" in table, table
+        assert "| normlab checked | normlab's fastest kernel |" in table, table
+        assert "| matches float64 (worst error 0.1 of tolerance) | ch04_fused 125.0% |" in table, table
+        header = "<th>" + html.escape("normlab's fastest kernel") + "</th>"
+        assert header in (out / PAGE_FILE).read_text()
     print("plot_peers self-test: ok")
     return 0
 
