@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "call_tensors.hpp"
+#include "chunk_grid.hpp"
 #include "normlab/op_tensors.hpp"
 #include "registry.hpp"
 
@@ -16,23 +17,16 @@ namespace normlab::dispatch {
 
 namespace {
 
-constexpr std::int64_t kVectorBytes = 16;
-
 // Chapter 09's description of a forward call (its problem_of in ch09.cu): whether every row
 // of every tensor is a whole number of aligned 16-byte vectors, and how many 16-byte chunks a
-// row of x spans (one more when its rows start off the 16-byte grid).
-ch09::Problem problem_of(const Shape& s, bool rows_aligned, std::uint64_t x_address,
-                         std::int64_t x_pitch_bytes) {
+// row of x spans (chapter 07's count, from x's address and stride).
+ch09::Problem problem_of(const Shape& s, bool rows_aligned, const void* x, std::int64_t x_stride) {
   const auto element = static_cast<std::int64_t>(size_of(s.dtype));
-  const std::int64_t width = kVectorBytes / element;
-  const std::int64_t lead = x_pitch_bytes % kVectorBytes == 0
-                                ? static_cast<std::int64_t>(x_address % kVectorBytes) / element
-                                : width - 1;
   return {.rows = s.rows,
           .cols = s.cols,
           .element_bytes = static_cast<int>(element),
-          .aligned = rows_aligned && s.cols % width == 0,
-          .chunks = (lead + s.cols + width - 1) / width};
+          .aligned = rows_aligned && s.cols % (ch07::kChunkBytes / element) == 0,
+          .chunks = ch07::most_chunks(x, x_stride, s.cols, element)};
 }
 
 Facts with_ch09_choice(const Requirements& needs, const ch09::Problem& problem) {
@@ -62,7 +56,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     needs.statistics = needs.statistics || spec.presence == Presence::statistics;
     needs.residual_gradient = needs.residual_gradient || spec.tensor == Tensor::dresidual;
     if (spec.extent == Extent::row_vector && spec.role == Role::input)
-      parameters_aligned = parameters_aligned && address % kVectorBytes == 0;
+      parameters_aligned = parameters_aligned && address % ch07::kChunkBytes == 0;
     if (spec.extent != Extent::matrix) continue;
     needs.strided = needs.strided || b.stride != call.cols;
     needs.base_alignment = std::min(needs.base_alignment, alignment_of(address));
@@ -72,12 +66,9 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     if (spec.in_place_over && b.data != nullptr)
       needs.in_place = needs.in_place || b.data == field_of(call, *spec.in_place_over).data;
   }
-  const bool rows_aligned = needs.base_alignment >= kVectorBytes &&
-                            needs.pitch_alignment >= kVectorBytes && parameters_aligned;
-  const auto element = static_cast<std::int64_t>(size_of(call.dtype));
-  return with_ch09_choice(
-      needs, problem_of(needs.shape, rows_aligned, reinterpret_cast<std::uintptr_t>(call.x),
-                        call.x_stride * element));
+  const bool rows_aligned = needs.base_alignment >= ch07::kChunkBytes &&
+                            needs.pitch_alignment >= ch07::kChunkBytes && parameters_aligned;
+  return with_ch09_choice(needs, problem_of(needs.shape, rows_aligned, call.x, call.x_stride));
 }
 
 Facts facts_of(const Case& c, int compute_capability) {
@@ -87,10 +78,9 @@ Facts facts_of(const Case& c, int compute_capability) {
   // parameters at one.
   const auto element = static_cast<std::int64_t>(size_of(c.shape.dtype));
   const bool rows_aligned =
-      needs.base_alignment >= kVectorBytes && needs.pitch_alignment >= kVectorBytes;
-  return with_ch09_choice(
-      needs, problem_of(c.shape, rows_aligned, static_cast<std::uint64_t>(c.misalign * element),
-                        activation_stride(c) * element));
+      needs.base_alignment >= ch07::kChunkBytes && needs.pitch_alignment >= ch07::kChunkBytes;
+  const auto* x = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c.misalign * element));
+  return with_ch09_choice(needs, problem_of(c.shape, rows_aligned, x, activation_stride(c)));
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file dispatch.cuh
-/// @brief Chapter 07's launch decisions: whether every row is aligned, how many chunks a row
-/// spans, the block for them, and which kernel runs a call.
+/// @brief Chapter 07's launch decisions: the block for a row's chunks (counted by
+/// chunk_grid.hpp), and which kernel runs a call.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,32 +10,15 @@
 #include <climits>
 #include <cstdint>
 
+#include "chunk_grid.hpp"
 #include "normlab/check.hpp"
 #include "row_norm.cuh"
 
 namespace normlab::ch07 {
 
+static_assert(kChunkBytes == device::kVectorBytes, "the chunk grid is the 16-byte vector's");
+
 // [dispatch]
-// Whether every row of a tensor starts on a 16-byte boundary (null tensors are absent).
-inline bool rows_aligned(const void* data, std::int64_t stride, std::int64_t element_bytes) {
-  return reinterpret_cast<std::uintptr_t>(data) % kVectorBytes == 0 &&
-         stride * element_bytes % kVectorBytes == 0;
-}
-
-// The most chunks a row of x spans: one per 16 bytes, plus one when rows do not start on a
-// 16-byte boundary. When the stride keeps every row's alignment, the first row tells.
-inline std::int64_t most_chunks(const void* x, std::int64_t stride, std::int64_t cols,
-                                std::int64_t element_bytes) {
-  const std::int64_t width = kVectorBytes / element_bytes;
-  const bool rows_share_alignment = stride * element_bytes % kVectorBytes == 0;
-  const std::int64_t lead =
-      rows_share_alignment
-          ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(x) % kVectorBytes) /
-                element_bytes
-          : width - 1;
-  return (lead + cols + width - 1) / width;
-}
-
 // Whole warps, enough for every chunk when each thread keeps vectors of them.
 inline unsigned int threads_for_chunks(std::int64_t chunks, int vectors) {
   const std::int64_t threads = (chunks + vectors - 1) / vectors;

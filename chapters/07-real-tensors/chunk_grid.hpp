@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file chunk_grid.hpp
+/// @brief Chapter 07's arithmetic of memory's 16-byte grid, host code only: whether rows start
+/// on it, and how many 16-byte chunks a row spans. The launchers (dispatch.cuh, chapters 08 and
+/// 09) and normlab's dispatcher (api/), which predicts chapter 09's choice, share it.
+#pragma once
+
+#include <cstdint>
+
+namespace normlab::ch07 {
+
+/// The 16-byte vector of the device code (device::kVectorBytes), for code without its headers.
+inline constexpr std::int64_t kChunkBytes = 16;
+
+// [chunk_grid]
+// Whether every row of a tensor starts on a 16-byte boundary (null tensors are absent).
+inline bool rows_aligned(const void* data, std::int64_t stride, std::int64_t element_bytes) {
+  return reinterpret_cast<std::uintptr_t>(data) % kChunkBytes == 0 &&
+         stride * element_bytes % kChunkBytes == 0;
+}
+
+// The most chunks a row of x spans: one per 16 bytes, plus one when rows do not start on a
+// 16-byte boundary. When the stride keeps every row's alignment, the first row tells.
+inline std::int64_t most_chunks(const void* x, std::int64_t stride, std::int64_t cols,
+                                std::int64_t element_bytes) {
+  const std::int64_t width = kChunkBytes / element_bytes;
+  const bool rows_share_alignment = stride * element_bytes % kChunkBytes == 0;
+  const std::int64_t lead =
+      rows_share_alignment
+          ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(x) % kChunkBytes) /
+                element_bytes
+          : width - 1;
+  return (lead + cols + width - 1) / width;
+}
+// [chunk_grid]
+
+}  // namespace normlab::ch07
