@@ -10,6 +10,7 @@
 #include "normlab/host_matrix.hpp"
 #include "normlab/parallel.hpp"
 #include "normlab/random.hpp"
+#include "normlab/reference.hpp"
 
 namespace normlab::ch11 {
 
@@ -24,6 +25,13 @@ std::vector<__half> random_halves(std::int64_t rows, std::int64_t cols, const In
   std::vector<__half> values(static_cast<std::size_t>(rows * cols));
   std::memcpy(values.data(), matrix.data(), values.size() * sizeof(__half));
   return values;
+}
+
+std::vector<double> to_doubles(const __half* values, std::int64_t count) {
+  std::vector<double> out(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i)
+    out[i] = __half2float(values[i]);
+  return out;
 }
 
 }  // namespace
@@ -51,20 +59,20 @@ Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_chec
   Reference ref{.rows_checked = rows_checked};
   ref.y.assign(rows_checked.size() * n, 0.0);
   ref.magnitude.assign(rows_checked.size() * n, 0.0);
+  const std::vector<double> g = to_doubles(p.g.data(), k);
   parallel_for(static_cast<std::int64_t>(rows_checked.size()), [&](std::int64_t i) {
-    const __half* x = p.x.data() + rows_checked[i] * k;
-    double sum_of_squares = 0.0;
-    for (std::int64_t c = 0; c < k; ++c)
-      sum_of_squares += static_cast<double>(__half2float(x[c])) * __half2float(x[c]);
-    const double rstd = 1.0 / std::sqrt(sum_of_squares / static_cast<double>(k) + p.eps);
+    // x̂ · g, the normalised activations, exact: the harness's RMSNorm reference of the row.
+    const std::vector<double> scaled =
+        rmsnorm_forward(to_doubles(p.x.data() + rows_checked[i] * k, k),
+                        {.rows = 1, .cols = k, .eps = p.eps, .weight = g})
+            .y;
     double* y = ref.y.data() + i * n;
     double* magnitude = ref.magnitude.data() + i * n;
     for (std::int64_t c = 0; c < k; ++c) {
-      // x̂_c · g_c, the normalised activation, exact; then its row of W.
-      const double scaled = __half2float(x[c]) * rstd * __half2float(p.g[c]);
+      // Each activation's row of W.
       const __half* w = p.w.data() + c * n;
       for (std::int64_t j = 0; j < n; ++j) {
-        const double term = scaled * __half2float(w[j]);
+        const double term = scaled[c] * __half2float(w[j]);
         y[j] += term;
         magnitude[j] += std::fabs(term);
       }
