@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file typed_call.hpp
 /// @brief From a registry call (NormCall, type-erased) to chapter 07's typed Tensors: shared by
-/// every chapter whose launchers take them (07, 09).
+/// every chapter whose launchers take them (07, 09); the dtype pairing also by chapter 08's.
 #pragma once
 
 #include <string>
@@ -32,13 +32,11 @@ Tensors<T, P> tensors_of(const NormCall& call) {
           .eps = call.eps};
 }
 
-/// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
-/// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
-template <typename Launch>
-void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
-  check_argument(call.op == Op::rmsnorm || call.op == Op::layernorm || is_add(call.op), fn, "op",
-                 std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
-                     name_of(call.op) + ")");
+/// Checks that @p call's parameters are in its dtype or fp32, then calls
+/// @p visit.template operator()<T, P>() with the pairing's element types (T the activations',
+/// P the parameters'). Shared by every launcher that maps a NormCall to typed tensors.
+template <typename Visit>
+void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
   check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
                  "weight_dtype",
                  std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
@@ -46,14 +44,24 @@ void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
   const bool fp32_parameters = call.weight_dtype == DType::f32;
   switch (call.dtype) {
     case DType::f32:
-      return launch(tensors_of<float, float>(call));
+      return visit.template operator()<float, float>();
     case DType::f16:
-      return fp32_parameters ? launch(tensors_of<__half, float>(call))
-                             : launch(tensors_of<__half, __half>(call));
+      return fp32_parameters ? visit.template operator()<__half, float>()
+                             : visit.template operator()<__half, __half>();
     case DType::bf16:
-      return fp32_parameters ? launch(tensors_of<__nv_bfloat16, float>(call))
-                             : launch(tensors_of<__nv_bfloat16, __nv_bfloat16>(call));
+      return fp32_parameters ? visit.template operator()<__nv_bfloat16, float>()
+                             : visit.template operator()<__nv_bfloat16, __nv_bfloat16>();
   }
+}
+
+/// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
+/// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
+template <typename Launch>
+void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
+  check_argument(call.op == Op::rmsnorm || call.op == Op::layernorm || is_add(call.op), fn, "op",
+                 std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
+                     name_of(call.op) + ")");
+  with_dtype_pair(fn, call, [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
 }
 
 }  // namespace normlab::ch07

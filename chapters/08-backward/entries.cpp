@@ -8,6 +8,7 @@
 #include "ch08.cuh"
 #include "normlab/check.hpp"
 #include "normlab/kernel.hpp"
+#include "typed_call.hpp"
 
 namespace normlab::ch08 {
 
@@ -26,21 +27,8 @@ void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
   check_argument(
       call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
       std::string("must be rmsnorm_backward or layernorm_backward (got ") + name_of(call.op) + ")");
-  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
-                 "weight_dtype",
-                 std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
-                     " with " + name_of(call.dtype) + " inputs)");
-  const bool fp32_parameters = call.weight_dtype == DType::f32;
-  switch (call.dtype) {
-    case DType::f32:
-      return run_op<float, float>(call, reduction, stream);
-    case DType::f16:
-      return fp32_parameters ? run_op<__half, float>(call, reduction, stream)
-                             : run_op<__half, __half>(call, reduction, stream);
-    case DType::bf16:
-      return fp32_parameters ? run_op<__nv_bfloat16, float>(call, reduction, stream)
-                             : run_op<__nv_bfloat16, __nv_bfloat16>(call, reduction, stream);
-  }
+  ch07::with_dtype_pair(fn, call,
+                        [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
 }
 
 }  // namespace
