@@ -26,16 +26,23 @@ inline unsigned int threads_for_chunks(std::int64_t chunks, int vectors) {
                                    device::kWarpSize);
 }
 
+// Aligned: every row of every tensor and both parameter vectors start on a 16-byte boundary
+// and a row is a whole number of vectors, so no chunk needs element-by-element code. (Chapters
+// 09 and 10 ask the same before they choose.)
+template <typename T, typename P>
+bool vectors_aligned(const Tensors<T, P>& t) {
+  const auto element = static_cast<std::int64_t>(sizeof(T));
+  return t.cols % Vector<T>::kWidth == 0 && rows_aligned(t.x, t.x_stride, element) &&
+         rows_aligned(t.y, t.y_stride, element) &&
+         rows_aligned(t.residual, t.residual_stride, element) &&
+         rows_aligned(t.residual_out, t.residual_out_stride, element) &&
+         rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element);
+}
+
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch(const Tensors<T, P>& t, cudaStream_t stream) {
-  // Aligned: every row of every tensor and both parameter vectors start on a 16-byte
-  // boundary and a row is a whole number of vectors, so no chunk needs element-by-element code.
   const auto element = static_cast<std::int64_t>(sizeof(T));
-  const bool aligned = t.cols % Vector<T>::kWidth == 0 && rows_aligned(t.x, t.x_stride, element) &&
-                       rows_aligned(t.y, t.y_stride, element) &&
-                       rows_aligned(t.residual, t.residual_stride, element) &&
-                       rows_aligned(t.residual_out, t.residual_out_stride, element) &&
-                       rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element);
+  const bool aligned = vectors_aligned(t);
   const std::int64_t chunks = most_chunks(t.x, t.x_stride, t.cols, element);
   const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows, INT_MAX));
   // Four vectors a thread (64 bytes of a 16-bit row) while a block of at most 512 threads

@@ -75,10 +75,26 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
 }
 // [rounding]
 
+// Which chunks of a row a thread keeps: chunk v * stride + offset is its v-th vector. One block
+// per row (this chapter): offset threadIdx.x, stride blockDim.x; chapter 10 spreads a row over
+// the blocks of a cluster or of the whole GPU with other offsets and strides.
+struct Slice {
+  int offset;
+  int stride;
+  __device__ std::int64_t chunk(int v) const {
+    return static_cast<std::int64_t>(v) * stride + offset;
+  }
+};
+
+__device__ inline Slice block_slice() {
+  return {static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x)};
+}
+
+// The statistics of row r, written once: by the thread holding the row's first chunk.
 template <typename T, typename P>
-__device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statistics s,
-                                 bool centre) {
-  if (threadIdx.x != 0) return;
+__device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statistics s, bool centre,
+                                 Slice slice) {
+  if (slice.offset != 0) return;
   if (centre && t.mean != nullptr) t.mean[r] = s.mean;
   if (t.rstd != nullptr) t.rstd[r] = s.rstd;
 }
@@ -94,26 +110,28 @@ __device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statist
 // does not have is chapter 05's pivot: y is centred on the fp32 mean, so on rows whose mean is
 // far larger than their spread (1e4 against 1) y inherits that mean's rounding.
 // Elements outside the row hold zero: harmless in the sums of h and h^2, masked out of the
-// deviations.
-template <bool kCentre, bool kAligned, int kVectors, typename T>
-__device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], int lead, std::int64_t cols,
-                                     float eps) {
+// deviations. sum(value) gives the total of value over every thread holding the row (here
+// block_sum; chapter 10 passes a cluster's or the whole GPU's).
+template <bool kCentre, bool kAligned, int kVectors, typename T, typename Sum>
+__device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVectors], Slice slice,
+                                                     int lead, std::int64_t cols, float eps,
+                                                     Sum&& sum) {
   constexpr int kWidth = Vector<T>::kWidth;
   float mean = 0.0f;
   if constexpr (kCentre) {
-    float sum = 0.0f;
+    float total = 0.0f;
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
 #pragma unroll
       for (int j = 0; j < kWidth; ++j)
-        sum += to_float(h[v].element[j]);
+        total += to_float(h[v].element[j]);
     }
-    mean = block_sum(sum) / static_cast<float>(cols);
+    mean = sum(total) / static_cast<float>(cols);
   }
   float squares = 0.0f;
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, lead);
+    const std::int64_t first = chunk_start(slice.chunk(v), kWidth, lead);
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
       float d = to_float(h[v].element[j]) - mean;
@@ -121,7 +139,7 @@ __device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], int lead, s
       squares += d * d;
     }
   }
-  return {mean, rsqrtf(block_sum(squares) / static_cast<float>(cols) + eps)};
+  return {mean, rsqrtf(sum(squares) / static_cast<float>(cols) + eps)};
 }
 // [statistics]
 
@@ -133,25 +151,34 @@ __device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], int lead, s
 // block is sized to the row's chunks; blocks loop over rows, so any number of rows fits the
 // grid; the scale may be (1 + w); and LayerNorm's statistics come from two passes over the
 // registers instead of Welford's moments (row_statistics says why).
-// (Chapter 09 launches the same row with other register caps: norm_row_in_registers.)
-template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
-__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+// (Chapter 09 launches the same row with other register caps, chapter 10 with the row spread
+// over a cluster: norm_row_in_registers with a slice and a sum.)
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
+          typename Sum>
+__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
+                                                      Slice slice, Sum&& sum) {
   constexpr int kWidth = Vector<T>::kWidth;
   const auto row = row_of<kAligned>(t, r);
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+    const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
     h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
     if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
   }
-  const Statistics s = row_statistics<kCentre, kAligned>(h, row.lead, t.cols, t.eps);
-  write_statistics(t, r, s, kCentre);
+  const Statistics s = row_statistics<kCentre, kAligned>(h, slice, row.lead, t.cols, t.eps, sum);
+  write_statistics(t, r, s, kCentre, slice);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t first = chunk_start(v * blockDim.x + threadIdx.x, kWidth, row.lead);
+    const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
     normalise_and_store(t, row, first, s, h[v]);
   }
+}
+
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(
+      t, r, block_slice(), [](float v) { return block_sum(v); });
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
@@ -202,7 +229,7 @@ __global__ void __launch_bounds__(kStreamingThreads, 1) norm_streaming(const Ten
       squares = block_sum(deviations);
     }
     s.rstd = rsqrtf(squares / static_cast<float>(t.cols) + t.eps);
-    write_statistics(t, r, s, kCentre);
+    write_statistics(t, r, s, kCentre, block_slice());
     for (std::int64_t c = threadIdx.x; c < row.chunks; c += blockDim.x) {
       const std::int64_t first = chunk_start(c, kWidth, row.lead);
       normalise_and_store(t, row, first, s,

@@ -31,16 +31,10 @@ namespace {
 template <typename T, typename P>
 Problem problem_of(const Tensors<T, P>& t) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
-  using ch07::rows_aligned;
   return {.rows = t.rows,
           .cols = t.cols,
           .element_bytes = static_cast<int>(element),
-          .aligned = t.cols % device::Vector<T>::kWidth == 0 &&
-                     rows_aligned(t.x, t.x_stride, element) &&
-                     rows_aligned(t.y, t.y_stride, element) &&
-                     rows_aligned(t.residual, t.residual_stride, element) &&
-                     rows_aligned(t.residual_out, t.residual_out_stride, element) &&
-                     rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element),
+          .aligned = ch07::vectors_aligned(t),
           .chunks = ch07::most_chunks(t.x, t.x_stride, t.cols, element)};
 }
 // [problem]

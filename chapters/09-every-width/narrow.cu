@@ -16,49 +16,15 @@ namespace normlab::ch09 {
 namespace {
 
 using ch07::chunk_start;
-using ch07::in_row;
 using ch07::Statistics;
 using device::group_sum;
 using device::load_chunk;
-using device::to_float;
 using device::Vector;
-
-// [group_statistics]
-// Chapter 07's two passes over the registers (row_statistics), summed over the row's group of
-// lanes instead of the block: lane l of the group keeps chunks l, l + kLanes, ...
-template <int kLanes, bool kCentre, int kVectors, typename T>
-__device__ Statistics group_statistics(const Vector<T> (&h)[kVectors], int lane, int lead,
-                                       std::int64_t cols, float eps) {
-  constexpr int kWidth = Vector<T>::kWidth;
-  float mean = 0.0f;
-  if constexpr (kCentre) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v) {
-#pragma unroll
-      for (int j = 0; j < kWidth; ++j)
-        sum += to_float(h[v].element[j]);
-    }
-    mean = group_sum<kLanes>(sum) / static_cast<float>(cols);
-  }
-  float squares = 0.0f;
-#pragma unroll
-  for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, lead);
-#pragma unroll
-    for (int j = 0; j < kWidth; ++j) {
-      const float d = in_row(first + j, cols) ? to_float(h[v].element[j]) - mean : 0.0f;
-      squares += d * d;
-    }
-  }
-  return {mean, rsqrtf(group_sum<kLanes>(squares) / static_cast<float>(cols) + eps)};
-}
-// [group_statistics]
 
 // [narrow]
 // What changed from chapter 07's norm_in_registers: the block holds kNarrowThreads / kLanes
-// rows, one per group of kLanes lanes, and the statistics are summed over the group
-// (group_statistics) with shuffles only. The shuffles name the whole warp, so every lane of it
+// rows, one per group of kLanes lanes, and the statistics are summed over the group with
+// shuffles only. The shuffles name the whole warp, so every lane of it
 // must reach them the same number of times: the loop walks blocks of rows, and a group past
 // the last row loads nothing (cols 0: every chunk reads as zero), computes, and stores nothing.
 // Registers: __launch_bounds__(256, kMinBlocks) caps a thread at 65536 / (256 * kMinBlocks),
@@ -83,7 +49,11 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
       h[v] = load_chunk<kAligned>(row.x, first, cols, true);
       if (kAdd && live) h[v] = ch07::add_residual(t, row, first, h[v]);
     }
-    const Statistics s = group_statistics<kLanes, kCentre>(h, lane, row.lead, t.cols, t.eps);
+    // Chapter 07's two passes over the registers, summed over the row's group of lanes: lane l
+    // of the group keeps chunks l, l + kLanes, ...
+    const Statistics s = ch07::row_statistics<kCentre, kAligned>(
+        h, ch07::Slice{lane, kLanes}, row.lead, t.cols, t.eps,
+        [](float v) { return group_sum<kLanes>(v); });
     if (!live) continue;
     if (lane == 0) {
       if (kCentre && t.mean != nullptr) t.mean[r] = s.mean;
