@@ -139,11 +139,16 @@ function(normlab_add_grader)
   endforeach()
 endfunction()
 
-# compute-sanitizer memcheck and racecheck over a program on a small problem. NAME_SUFFIX
-# tells apart several runs of one program (other shapes, other code paths).
+# compute-sanitizer memcheck and racecheck over a program on a small problem, and synccheck
+# too with SYNCCHECK (kernels with cluster or grid barriers). NAME_SUFFIX tells apart several
+# runs of one program (other shapes, other code paths).
 function(normlab_add_sanitizer_tests)
-  cmake_parse_arguments(S "" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
-  foreach(tool memcheck racecheck)
+  cmake_parse_arguments(S "SYNCCHECK" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
+  set(tools memcheck racecheck)
+  if(S_SYNCCHECK)
+    list(APPEND tools synccheck)
+  endif()
+  foreach(tool IN LISTS tools)
     set(test sanitize_${tool}_${S_PROGRAM})
     if(S_NAME_SUFFIX)
       string(APPEND test _${S_NAME_SUFFIX})

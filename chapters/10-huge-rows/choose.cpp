@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 10's decisions (choose.hpp): plain arithmetic, no GPU.
+#include "choose.hpp"
+
+#include <string>
+
+namespace normlab::ch10 {
+
+const char* name_of(Path path) {
+  switch (path) {
+    case Path::cluster:
+      return "cluster";
+    case Path::whole_gpu:
+      return "whole_gpu";
+    case Path::split:
+      return "split";
+  }
+  return "?";
+}
+
+ClusterShape cluster_for(std::int64_t chunks, bool aligned) {
+  ClusterShape shape;
+  while (std::int64_t{kMostClusterBlocks} * shape.threads * kClusterVectors < chunks &&
+         shape.threads < most_cluster_threads(aligned))
+    shape.threads *= 2;
+  while (std::int64_t{shape.blocks} * shape.threads * kClusterVectors < chunks)
+    shape.blocks *= 2;
+  return shape;
+}
+
+// [choose]
+// A cluster when the GPU has them and one holds the row: x is read once, and the partial sums
+// travel between the blocks' shared memories, never through L2. Else the whole GPU, when it
+// holds the row and the row is large enough (a quarter of what the GPU holds) that reading it
+// twice would cost more than the grid-wide barrier each row pays. Else the split row, which
+// runs anywhere and reads x twice.
+Choice choose(std::int64_t chunks, bool aligned, const Gpu& gpu) {
+  if (gpu.clusters && chunks <= cluster_chunks(aligned)) {
+    const ClusterShape shape = cluster_for(chunks, aligned);
+    return {Path::cluster, shape,
+            "a cluster of " + std::to_string(shape.blocks) + " blocks of " +
+                std::to_string(shape.threads) + " threads holds the row in registers"};
+  }
+  if (gpu.cooperative && chunks <= gpu.whole_gpu_chunks && 4 * chunks >= gpu.whole_gpu_chunks) {
+    return {Path::whole_gpu, {}, "the whole GPU holds the row: registers and shared memory"};
+  }
+  std::string why = "split: the row is read twice (";
+  if (!gpu.clusters && chunks <= cluster_chunks(aligned)) {
+    why += "no clusters on this GPU";
+  } else if (chunks > gpu.whole_gpu_chunks) {
+    why += "wider than the whole GPU holds";
+  } else if (!gpu.cooperative) {
+    why += "no cooperative launch on this GPU";
+  } else {
+    why += "too narrow to pay for a grid-wide barrier a row";
+  }
+  return {Path::split, {}, why + ")"};
+}
+// [choose]
+
+std::int64_t split_blocks_per_row(std::int64_t chunks) {
+  constexpr std::int64_t kChunksPerBlock = std::int64_t{kSplitThreads} * kSplitChunksPerThread;
+  return chunks > 0 ? (chunks + kChunksPerBlock - 1) / kChunksPerBlock : 1;
+}
+
+}  // namespace normlab::ch10

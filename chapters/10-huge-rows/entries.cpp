@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 10's registry entries: for each op, the chapter's choice (ch10_<op>) and each path
+// forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
+// by side.
+#include <string>
+#include <vector>
+
+#include "ch10.cuh"
+#include "normlab/kernel.hpp"
+#include "typed_call.hpp"
+
+namespace normlab::ch10 {
+
+namespace {
+
+constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
+
+// Runs @p call (a forward norm) through the typed launcher of its op and dtypes; @p path null:
+// the chapter's choice.
+void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
+  const Scratch scratch{call.scratch, call.scratch_bytes};
+  ch07::with_typed_tensors("ch10::forward", call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        return rmsnorm(t, scratch, stream, path);
+      case Op::layernorm:
+        return layernorm(t, scratch, stream, path);
+      case Op::add_rmsnorm:
+        return add_rmsnorm(t, scratch, stream, path);
+      default:
+        return add_layernorm(t, scratch, stream, path);
+    }
+  });
+}
+
+}  // namespace
+
+std::vector<KernelEntry> entries() {
+  // Chapter 07's capabilities (its tensor I/O and arithmetic are reused): every dtype pairing,
+  // optional parameters, (1 + w), any stride and element alignment, statistics. In place: every
+  // path loads a chunk before the statistics' exchange and stores the same chunk, from the same
+  // thread, after it (the split path reads x again in its second kernel, the same thread
+  // reading chunk c before writing it). The cluster entries need sm_90, rows on the 16-byte
+  // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
+  // block), and hold at most 32768 chunks (131072 fp32 columns, declared for every dtype); the
+  // whole GPU refuses rows wider than its SMs hold at once, by name, when launched.
+  const Capabilities every_tensor{.dtypes = {DType::f32, DType::f16, DType::bf16},
+                                  .fp32_parameters = true,
+                                  .optional_parameters = true,
+                                  .weight_plus_one = true,
+                                  .in_place = true,
+                                  .writes_statistics = true};
+  const struct {
+    const char* suffix;
+    const char* summary;
+    Path path;
+  } paths[] = {
+      {"_cluster", "a row over a thread-block cluster, DSMEM sums", Path::cluster},
+      {"_whole_gpu", "a row over every SM, a grid barrier a row", Path::whole_gpu},
+      {"_split", "a row split over blocks, read twice", Path::split},
+  };
+  auto scratch = [](const Shape& s) {
+    return scratch_bytes(s.rows, s.cols, static_cast<int>(size_of(s.dtype)));
+  };
+  std::vector<KernelEntry> entries;
+  for (Op op : kOps) {
+    entries.push_back({.name = std::string("ch10_") + name_of(op),
+                       .chapter = 10,
+                       .summary = "a cluster, else the whole GPU, else a split row",
+                       .op = op,
+                       .can = every_tensor,
+                       .launch = [](const NormCall& call,
+                                    cudaStream_t stream) { forward(call, stream, nullptr); },
+                       .scratch_bytes = scratch});
+    for (const auto& p : paths) {
+      Capabilities can = every_tensor;
+      if (p.path == Path::cluster) {
+        can.min_compute_capability = 90;
+        can.alignment_bytes = 16;
+        can.max_cols = cluster_chunks(true) * 4;
+      }
+      const Path path = p.path;
+      entries.push_back({.name = std::string("ch10_") + name_of(op) + p.suffix,
+                         .chapter = 10,
+                         .summary = p.summary,
+                         .op = op,
+                         .can = can,
+                         .launch = [path](const NormCall& call,
+                                          cudaStream_t stream) { forward(call, stream, &path); },
+                         .scratch_bytes = scratch});
+    }
+  }
+  return entries;
+}
+
+}  // namespace normlab::ch10

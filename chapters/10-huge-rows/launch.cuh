@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file launch.cuh
+/// @brief Chapter 10's three launches, one per file: cluster.cu, whole_gpu.cu, split.cu. ch10.cu
+/// checks the arguments, chooses, and calls one.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ch10.cuh"
+#include "choose.hpp"
+
+namespace normlab::ch10 {
+
+/// The row over a cluster of @p shape (choose.hpp: cluster_for); needs compute capability 9.0.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cudaStream_t stream);
+
+/// The widest row, in chunks, the whole-GPU kernel of this op and dtype pairing holds on the
+/// current GPU (every block resident at once; asked of the occupancy calculator once).
+template <typename T, typename P, bool kCentre, bool kAdd>
+std::int64_t whole_gpu_chunks(bool aligned);
+
+/// The row over every SM, one row at a time; @p chunks the chunks of a row, at most
+/// whole_gpu_chunks(). Uses whole_gpu_scratch_bytes() of @p scratch.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks, Scratch scratch,
+                      cudaStream_t stream);
+std::size_t whole_gpu_scratch_bytes();
+
+/// The split row: statistics from partial sums, then the row read again. Uses
+/// split_scratch_bytes() of @p scratch.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_split(const Tensors<T, P>& t, std::int64_t chunks, Scratch scratch,
+                  cudaStream_t stream);
+std::size_t split_scratch_bytes(std::int64_t rows, std::int64_t chunks);
+
+}  // namespace normlab::ch10
+
+// Every op (kCentre, kAdd) for every dtype pairing of chapter 07: X(T, P, kCentre, kAdd).
+#define NORMLAB_CH10_FOR_EACH_OP(X, T, P) \
+  X(T, P, false, false)                   \
+  X(T, P, true, false)                    \
+  X(T, P, false, true)                    \
+  X(T, P, true, true)
+#define NORMLAB_CH10_FOR_EACH_CALL(X)                       \
+  NORMLAB_CH10_FOR_EACH_OP(X, float, float)                 \
+  NORMLAB_CH10_FOR_EACH_OP(X, __half, __half)               \
+  NORMLAB_CH10_FOR_EACH_OP(X, __half, float)                \
+  NORMLAB_CH10_FOR_EACH_OP(X, __nv_bfloat16, __nv_bfloat16) \
+  NORMLAB_CH10_FOR_EACH_OP(X, __nv_bfloat16, float)

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file moments.cuh
+/// @brief Chapter 10's statistics of a row held by many blocks, each block with a part of it:
+/// the moments of a part (chapter 05's Welford moments, device/welford.cuh), merged in a fixed
+/// order into the row's. RMSNorm's are moments about zero (mean 0, m2 the sum of squares), so
+/// Chan's merge of them is a plain sum and one type serves both norms.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "normlab/device/reduce.cuh"
+#include "normlab/device/welford.cuh"
+#include "row_norm.cuh"
+
+namespace normlab::ch10 {
+
+using device::Moments;
+using device::Vector;
+
+// [chunk_moments]
+// The moments of the elements of one chunk that lie inside the row, merged into @p m.
+// LayerNorm: the chunk's own mean and squared deviations (two passes over at most 8 values in
+// registers), then Chan's merge; RMSNorm: the sum of squares.
+template <bool kCentre, bool kAligned, typename T>
+__device__ Moments add_chunk(Moments m, const Vector<T>& v, std::int64_t first, std::int64_t cols) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float count = 0.0f, sum = 0.0f, squares = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    if (kAligned ? first < cols : ch07::in_row(first + j, cols)) {
+      const float value = device::to_float(v.element[j]);
+      count += 1.0f;
+      sum += value;
+      squares += value * value;
+    }
+  }
+  if constexpr (!kCentre) return {m.count + count, 0.0f, m.m2 + squares};
+  if (count == 0.0f) return m;
+  const float mean = __fdividef(sum, count);
+  float deviations = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    if (kAligned ? first < cols : ch07::in_row(first + j, cols)) {
+      const float d = device::to_float(v.element[j]) - mean;
+      deviations += d * d;
+    }
+  }
+  return device::welford_merge(m, {count, mean, deviations});
+}
+// [chunk_moments]
+
+// The moments of parts[0, count), merged in the same order by every warp that calls it: lane l
+// merges parts l, l + 32, ... in turn, the warp merges its lanes by the butterfly, and lane 0's
+// result is handed to every lane (Chan's merge is not commutative bit for bit, so lanes of one
+// butterfly may differ in the last bit). Reads through L2 (__ldcg): the parts were written by
+// other SMs, whose writes an SM's L1 does not see.
+__device__ inline Moments merge_parts(const Moments* parts, std::int64_t count) {
+  Moments m{};
+  for (std::int64_t i = threadIdx.x % device::kWarpSize; i < count; i += device::kWarpSize) {
+    const Moments part{__ldcg(&parts[i].count), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2)};
+    m = device::welford_merge(m, part);
+  }
+  m = device::warp_reduce(m, device::welford_merge);
+  return {__shfl_sync(device::kFullMask, m.count, 0), __shfl_sync(device::kFullMask, m.mean, 0),
+          __shfl_sync(device::kFullMask, m.m2, 0)};
+}
+
+// The row's statistics from its moments.
+template <bool kCentre>
+__device__ ch07::Statistics statistics_of(Moments row, std::int64_t cols, float eps) {
+  return {kCentre ? row.mean : 0.0f, rsqrtf(row.m2 / static_cast<float>(cols) + eps)};
+}
+
+}  // namespace normlab::ch10

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chapter 10 on the GPU: each path (a cluster, the whole GPU, a split row) and the chapter's
+// choice, for every op, on rows from 16384 to 4194304 columns (powers of two and odd widths),
+// in every dtype pairing; every option (strides, misalignment, in place, (1 + w), parameters,
+// statistics, shifted rows); PyTorch's 2 x 9437184 fp32 LayerNorm; and paths refused by name,
+// before anything is written, when they cannot hold the row or lack their scratch.
+#include "normlab_catch.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ch10.cuh"
+#include "grading.hpp"
+#include "hand_case.hpp"
+#include "norm_cases.hpp"
+#include "normlab/buffer.hpp"
+#include "normlab/kernel.hpp"
+#include "registry.hpp"
+
+namespace {
+
+using namespace normlab;
+using norm_cases::registered;
+using norm_cases::require_all_pass;
+
+constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
+const char* const kPaths[] = {"", "_cluster", "_whole_gpu", "_split"};
+
+using hand_case::DTypes;
+constexpr DTypes kDTypes[] = {
+    {DType::f32, DType::f32}, {DType::f16, DType::f32}, {DType::bf16, DType::bf16}};
+
+const KernelEntry& kernel_of(Op op, const char* path) {
+  return registered((std::string("ch10_") + name_of(op) + path).c_str());
+}
+
+Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  Case c = default_case(op, rows, cols, d.dtype);
+  c.shape.weight_dtype = d.weight_dtype;
+  c.input.seed = seed;
+  return c;
+}
+
+// Grades @p kernel on the cases it takes; the forced cluster entries declare rows on the
+// 16-byte grid of at most 131072 fp32 columns (entries.cpp) and refuse the others by name,
+// which the chapter's choice (path "") takes.
+void require_taken_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
+  std::vector<Case> taken;
+  for (const Case& c : cases) {
+    if (kernel.refusal(c).empty()) taken.push_back(c);
+  }
+  if (!taken.empty()) require_all_pass(kernel, taken);
+}
+
+}  // namespace
+
+TEST_CASE("every path, every op, rows from 16384 to 4194304 columns", "[ch10]") {
+  struct Width {
+    std::int64_t cols, rows;
+  };
+  // Powers of two and odd widths; the cluster's last fp32 width (131069) and the next.
+  const Width widths[] = {{16384, 5},   {16389, 3},   {65536, 3},  {65541, 3},
+                          {131069, 2},  {131073, 2},  {262144, 2}, {1048573, 1},
+                          {1048576, 2}, {4194301, 1}, {4194304, 2}};
+  std::uint64_t seed = 10000;
+  for (Op op : kOps) {
+    for (const char* path : kPaths) {
+      const KernelEntry& kernel = kernel_of(op, path);
+      std::vector<Case> cases;
+      for (const DTypes& types : kDTypes) {
+        for (const Width& w : widths) {
+          if (w.cols > 1048576 && types.dtype != DType::f32) continue;  // fp32 is the widest
+          cases.push_back(make_case(op, types, w.rows, w.cols, seed++));
+        }
+      }
+      INFO(kernel.name);
+      require_taken_pass(kernel, cases);
+    }
+  }
+}
+
+TEST_CASE("PyTorch's own 2 x 9437184 fp32 LayerNorm, and rows = 0", "[ch10]") {
+  std::vector<Case> cases{make_case(Op::layernorm, kDTypes[0], 2, 9437184, 10500),
+                          make_case(Op::layernorm, kDTypes[0], 0, 70000, 10501)};
+  require_all_pass(kernel_of(Op::layernorm, ""), cases);
+  require_all_pass(kernel_of(Op::layernorm, "_split"), cases);
+}
+
+TEST_CASE("every path, every option: strides, misalignment, in place, (1 + w), statistics",
+          "[ch10]") {
+  struct Variant {
+    const char* name;
+    std::function<bool(Case&)> apply;  // false: does not apply to this op
+  };
+  const std::vector<Variant> variants = {
+      {"rows 16-byte strided", [](Case& c) { return c.pad = 8, true; }},
+      {"odd stride: every row its own alignment", [](Case& c) { return c.pad = 5, true; }},
+      {"misaligned by 3, odd stride", [](Case& c) { return c.misalign = 3, c.pad = 5, true; }},
+      {"in place, misaligned, strided",
+       [](Case& c) { return c.in_place = true, c.misalign = 5, c.pad = 3, true; }},
+      {"(1 + w)", [](Case& c) { return c.weight_plus_one = true, true; }},
+      {"no weight, no bias",
+       [](Case& c) { return c.shape.weight = false, c.shape.bias = false, true; }},
+      {"bias without weight",
+       [](Case& c) { return c.shape.weight = false, c.shape.bias = true, is_layernorm(c.op); }},
+      {"statistics", [](Case& c) { return c.statistics = true, true; }},
+      {"rows shifted to mean 1e3",
+       [](Case& c) {
+         c.input.distribution = Distribution::uniform;
+         c.input.mean = 1000.0;
+         return true;
+       }},
+  };
+  std::uint64_t seed = 10600;
+  for (Op op : kOps) {
+    for (const char* path : kPaths) {
+      for (const Variant& variant : variants) {
+        std::vector<Case> cases;
+        for (const DTypes& types : kDTypes) {
+          for (std::int64_t cols : {16391, 70001}) {
+            Case c = make_case(op, types, 3, cols, seed++);
+            if (variant.apply(c)) cases.push_back(c);
+          }
+        }
+        if (cases.empty()) continue;  // the variant does not apply to this op
+        INFO(name_of(op) << path << ": " << variant.name);
+        require_taken_pass(kernel_of(op, path), cases);
+      }
+    }
+  }
+}
+
+TEST_CASE("a path that cannot take the call is refused by name; nothing is written", "[ch10]") {
+  // One fp32 row a chunk wider than a cluster holds, which the whole GPU holds; then a row wider
+  // than any GPU normlab knows holds (12582912 fp32 = 48 MiB).
+  const std::int64_t past_cluster = ch10::cluster_chunks(true) * 4 + 4;
+  for (const std::int64_t cols : {past_cluster, std::int64_t{12582912}}) {
+    HostMatrix x(DType::f32, 1, cols), y(DType::f32, 1, cols);
+    fill_random(x, {});
+    const PlacedMatrix x_device(x, 0), y_device(y, 0);
+    const std::size_t scratch_bytes = ch10::scratch_bytes(1, cols, 4);
+    const DeviceBuffer<unsigned char> scratch(scratch_bytes);
+    NormCall call{.op = Op::rmsnorm, .rows = 1, .cols = cols};
+    call.x = x_device.data();
+    call.x_stride = cols;
+    call.y = y_device.data();
+    call.y_stride = cols;
+    const ch07::Tensors<float, float> t{.x = static_cast<const float*>(call.x),
+                                        .x_stride = cols,
+                                        .y = static_cast<float*>(call.y),
+                                        .y_stride = cols,
+                                        .rows = 1,
+                                        .cols = cols,
+                                        .eps = 1e-5f};
+    const ch10::Scratch enough{scratch.data(), scratch_bytes};
+    const ch10::Path cluster = ch10::Path::cluster, whole_gpu = ch10::Path::whole_gpu,
+                     split = ch10::Path::split;
+    CHECK_THROWS_WITH(ch10::rmsnorm(t, enough, nullptr, &cluster),
+                      Catch::Contains("'cols'") && Catch::Contains("too wide for a cluster"));
+    CHECK_THROWS_WITH(ch10::rmsnorm(t, ch10::Scratch{}, nullptr, &split),
+                      Catch::Contains("'scratch'") && Catch::Contains("must hold"));
+    CHECK_THROWS_WITH(ch10::rmsnorm(t, ch10::Scratch{scratch.data(), 16}, nullptr, &whole_gpu),
+                      Catch::Contains("'scratch'"));
+    if (cols > past_cluster) {
+      CHECK_THROWS_WITH(ch10::rmsnorm(t, enough, nullptr, &whole_gpu),
+                        Catch::Contains("'cols'") && Catch::Contains("too wide for the whole GPU"));
+    }
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    y_device.download(y);
+    CHECK(y.is_poison(0, 0));
+    CHECK(y.is_poison(0, cols - 1));
+    // The chapter's choice takes it.
+    ch10::rmsnorm(t, enough, nullptr);
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    y_device.download(y);
+    CHECK_FALSE(y.is_poison(0, 0));
+    CHECK_FALSE(y.is_poison(0, cols - 1));
+  }
+}
