@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: Apache-2.0
+# Chapter 10, rows too long for one block, beyond what course.json registers: the known-wrong
+# DSMEM exchange.
+
+# GPU (sm_90): a cluster whose blocks read each other's partials before the cluster.sync() must
+# fail; its twin with the sync passes.
+normlab_add_test(NAME test_known_wrong_ch10 KIND gpu
+  SOURCES known_wrong/test_known_wrong_ch10.cpp known_wrong/cluster_without_sync.cu
+  LIBRARIES normlab_grading LABELS known_wrong ch10)
+target_include_directories(test_known_wrong_ch10 PRIVATE known_wrong)
