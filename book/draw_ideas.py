@@ -662,8 +662,8 @@ def cluster_panel(fig, top):
         fig.line(x + sm_w / 2, gpc_y + 98, x + sm_w / 2, bus_y, stroke=THREAD[k], width=1.5)
     last = x0 + (blocks - 1) * (sm_w + gap) + sm_w / 2
     fig.line(x0 + sm_w / 2, bus_y, last, bus_y, stroke=INK, width=2.5)
-    fig.text(38, bus_y + 20, "SM-to-SM network (DSMEM): after cluster.sync(), every block reads "
-             "the 8 partials of one slot, rank 0 to 7", size=11)
+    fig.text(38, bus_y + 20, "SM-to-SM network (DSMEM): after cluster.sync(), lane k of every "
+             "warp reads block k's total; the warp adds the 8", size=11)
     fig.text(38, bus_y + 42, "Exchanges alternate slots 0 and 1; one more cluster.sync() before "
              "a block exits. L2 and DRAM carry only x and y.", size=11, fill=BARRIER)
 
@@ -707,8 +707,8 @@ def whole_gpu_panel(fig, top):
              f"({4194304 * 4 / MIB:.0f} MiB) fits the registers,", size=11)
     fig.text(60, y + 15, f"one of 9437184 ({9437184 * 4 / MIB:.0f} MiB) needs the stash too. "
              "Every block merges the partials in the same order, read with __ldcg", size=11)
-    fig.text(60, y + 30, "(from L2, never a stale L1 line); LayerNorm's partial is (count, mean, "
-             "M2), merged with Chan's formula.", size=11)
+    fig.text(60, y + 30, "(from L2, never a stale L1 line); a partial is (count, mean, M2), "
+             "merged with Chan's formula (RMSNorm: mean 0).", size=11)
 
 
 def split_panel(fig, top):
