@@ -618,6 +618,133 @@ def ch09_every_width():
     return fig
 
 
+# ---------------------------------------------------------------- 10
+
+# The H100 SXM the book measures on: its SMs, each SM's register file and the most shared
+# memory a block may have, and its L2 (NVIDIA's H100 data sheet and the CUDA occupancy tables).
+H100_SMS = 132
+REGISTERS_PER_SM = 65536
+SHARED_BYTES_PER_SM = 227 * 1024
+L2_MB = 50
+MIB = 1 << 20
+
+
+def row_strip(fig, x, y, width, slices, label):
+    """One row drawn as `slices` pieces, coloured by the block that holds each, cyclically."""
+    step = width / slices
+    for k in range(slices):
+        colour = THREAD[k % len(THREAD)]
+        fig.rect(x + k * step, y, step, 16, fill=colour, stroke="white", width=0.3)
+    fig.text(x - 6, y + 12, label, size=11, anchor="end")
+
+
+def cluster_panel(fig, top):
+    """(a) A row over the 8 blocks of a cluster: registers, two slots, the SM-to-SM network."""
+    blocks = 8
+    heading(fig, top, f"(a) Cluster: one row over {blocks} blocks on {blocks} SMs of one GPC; "
+            "partials through DSMEM")
+    row_strip(fig, 60, top + 14, 660, 2 * blocks, "row")
+    fig.text(60, top + 44, "block k keeps chunks v·8B + k·B + t in registers (B threads a block, "
+             "v < kVectors): x is read once", size=11)
+    gpc_y = top + 56
+    fig.rect(30, gpc_y, 700, 150, fill="none", stroke=GREY, dash="6,3")
+    fig.text(38, gpc_y + 14, "one GPC", size=10, fill="#555")
+    sm_w, gap, x0 = 76, 9, 44
+    bus_y = gpc_y + 120
+    for k in range(blocks):
+        x = x0 + k * (sm_w + gap)
+        fig.rect(x, gpc_y + 22, sm_w, 76, fill="white", stroke=THREAD[k], width=1.5)
+        fig.text(x + sm_w / 2, gpc_y + 35, f"SM: block {k}", size=10, anchor="middle")
+        fig.box(x + 5, gpc_y + 41, sm_w - 10, 24, f"slice {k}", fill=REGISTER, size=10)
+        for slot in range(2):
+            fig.box(x + 5 + slot * (sm_w - 10) / 2, gpc_y + 70, (sm_w - 10) / 2, 22,
+                    f"slot {slot}", fill=SHARED, size=9)
+        fig.line(x + sm_w / 2, gpc_y + 98, x + sm_w / 2, bus_y, stroke=THREAD[k], width=1.5)
+    last = x0 + (blocks - 1) * (sm_w + gap) + sm_w / 2
+    fig.line(x0 + sm_w / 2, bus_y, last, bus_y, stroke=INK, width=2.5)
+    fig.text(38, bus_y + 20, "SM-to-SM network (DSMEM): after cluster.sync(), lane k of every "
+             "warp reads block k's total; the warp adds the 8", size=11)
+    fig.text(38, bus_y + 42, "Exchanges alternate slots 0 and 1; one more cluster.sync() before "
+             "a block exits. L2 and DRAM carry only x and y.", size=11, fill=BARRIER)
+
+
+def whole_gpu_panel(fig, top):
+    """(b) A row over every SM: registers plus a stash, partials through L2, a grid barrier."""
+    heading(fig, top, f"(b) Whole GPU: one row over all {H100_SMS} SMs; partials through L2, "
+            "one grid.sync() a row")
+    row_strip(fig, 60, top + 14, 594, H100_SMS, "row")
+    columns, cell = 33, 18
+    sm_y = top + 40
+    for sm in range(H100_SMS):
+        x, y = 60 + (sm % columns) * cell, sm_y + (sm // columns) * cell
+        colour = THREAD[sm % len(THREAD)]
+        fig.rect(x, y, cell - 3, (cell - 3) * 0.6, fill=REGISTER, stroke=colour, width=0.8)
+        fig.rect(x, y + (cell - 3) * 0.6, cell - 3, (cell - 3) * 0.4, fill=SHARED, stroke=colour,
+                 width=0.8)
+    legend_x = 60 + columns * cell + 10
+    fig.text(legend_x, sm_y + 10, "one SM:", size=10)
+    fig.rect(legend_x, sm_y + 16, 12, 8, fill=REGISTER)
+    fig.text(legend_x + 16, sm_y + 24, "registers", size=10)
+    fig.rect(legend_x, sm_y + 30, 12, 8, fill=SHARED)
+    fig.text(legend_x + 16, sm_y + 38, "stash (shared)", size=10)
+    scratch_y = sm_y + math.ceil(H100_SMS / columns) * cell + 22
+    fig.line(150, scratch_y - 20, 150, scratch_y - 2, arrow=True)
+    fig.text(156, scratch_y - 8, "each block writes its partial", size=10, fill="#555")
+    fig.line(330, scratch_y - 2, 330, scratch_y - 20, arrow=True)
+    fig.text(336, scratch_y - 8, "each block reads them all", size=10, fill="#555")
+    fig.box(60, scratch_y, 320, 26, "global scratch: partials[row parity][block]", fill=MEMORY,
+            size=11)
+    fig.line(396, scratch_y + 13, 430, scratch_y + 13, stroke=BARRIER, width=2.5)
+    fig.text(436, scratch_y + 10, "grid.sync() between: every partial written", size=11,
+             fill=BARRIER)
+    fig.text(436, scratch_y + 24, "and visible before any block reads one", size=11,
+             fill=BARRIER)
+    registers_mib = H100_SMS * REGISTERS_PER_SM * 4 / MIB
+    shared_mib = H100_SMS * SHARED_BYTES_PER_SM / MIB
+    y = scratch_y + 46
+    fig.text(60, y, f"{H100_SMS} SMs hold {registers_mib:.0f} MiB of registers and "
+             f"{shared_mib:.0f} MiB of shared memory: a row of 4194304 floats "
+             f"({4194304 * 4 / MIB:.0f} MiB) fits the registers,", size=11)
+    fig.text(60, y + 15, f"one of 9437184 ({9437184 * 4 / MIB:.0f} MiB) needs the stash too. "
+             "Every block merges the partials in the same order, read with __ldcg", size=11)
+    fig.text(60, y + 30, "(from L2, never a stale L1 line); a partial is (count, mean, M2), "
+             "merged with Chan's formula (RMSNorm: mean 0).", size=11)
+
+
+def split_panel(fig, top):
+    """(c) The portable fallback: phase 1 reads x for the partials, phase 2 reads it again."""
+    heading(fig, top, "(c) Split, two kernels: no cluster, no co-residency needed; x read twice")
+    y = top + 26
+    fig.box(20, y + 22, 70, 28, "x", fill=MEMORY)
+    fig.box(150, y, 190, 30, "phase 1: rows × S blocks", fill=REGISTER, size=11)
+    fig.box(400, y, 150, 30, "partials (scratch)", fill=MEMORY, size=11)
+    fig.box(150, y + 50, 190, 30, "phase 2: the same grid", fill=REGISTER, size=11)
+    fig.box(620, y + 50, 70, 28, "y", fill=MEMORY)
+    fig.line(90, y + 30, 148, y + 15, arrow=True)
+    fig.text(100, y + 12, "read 1", size=10, fill="#555")
+    fig.line(90, y + 42, 148, y + 65, arrow=True)
+    fig.text(100, y + 76, "read 2", size=10, fill="#555")
+    fig.line(340, y + 15, 398, y + 15, arrow=True)
+    fig.line(475, y + 30, 342, y + 58, arrow=True)
+    fig.line(340, y + 65, 618, y + 65, arrow=True)
+    fig.text(480, y + 60, "write", size=10, fill="#555")
+    fig.line(140, y + 40, 560, y + 40, stroke=BARRIER, width=2, dash="5,3")
+    fig.text(566, y + 44, "kernel boundary: the barrier", size=11, fill=BARRIER)
+    fig.text(20, y + 104, "Each block reduces its slice of a row to a partial; phase 2 merges the "
+             "row's S partials in a fixed order and normalises.", size=11)
+    fig.text(20, y + 120, f"3 passes (x, x, y) where (a) and (b) make 2: at most 2/3 of the copy "
+             f"roof unless the second read finds x in L2 ({L2_MB} MB on an H100).", size=11)
+
+
+def ch10_huge_rows():
+    """Where a row lives when one block cannot hold it: a cluster, the whole GPU, or memory."""
+    fig = Figure(668, "Chapter 10: where a row lives when one block cannot hold it")
+    cluster_panel(fig, 20)
+    whole_gpu_panel(fig, 270)
+    split_panel(fig, 508)
+    return fig
+
+
 def ch11_flashnorm():
     """Norm then linear three ways: what each path writes to memory and how many launches."""
     fig = Figure(330, "Chapter 11: RMSNorm then a linear layer, three ways")
@@ -658,6 +785,7 @@ FIGURES = {
     "ch07_idea.svg": ch07_chunks,
     "ch08_idea.svg": ch08_column_sums,
     "ch09_idea.svg": ch09_every_width,
+    "ch10_idea.svg": ch10_huge_rows,
     "ch11_idea.svg": ch11_flashnorm,
 }
 
