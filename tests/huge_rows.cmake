@@ -8,3 +8,7 @@ normlab_add_test(NAME test_known_wrong_ch10 KIND gpu
   SOURCES known_wrong/test_known_wrong_ch10.cpp known_wrong/cluster_without_sync.cu
   LIBRARIES normlab_grading LABELS known_wrong ch10)
 target_include_directories(test_known_wrong_ch10 PRIVATE known_wrong)
+
+# CPU: chapter 10's choice of path and cluster shape on both sides of every boundary.
+normlab_add_test(NAME test_ch10_choose KIND cpu SOURCES cpu/test_ch10_choose.cpp
+  LIBRARIES normlab_kernels LABELS ch10)

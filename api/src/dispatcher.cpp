@@ -97,11 +97,15 @@ namespace {
 //  3. few rows (<= 64): when chapter 09's table splits each row over a block of up to 1024
 //     threads. The time is latency, not bandwidth: 32 x 4096 add + RMSNorm 5.9 us against
 //     chapter 07's 8.6 us.
-//  4. every other forward call: chapter 07. With many rows of medium and wide width its one
+//  4. rows wider than chapter 07's registers hold (more than 3072 chunks of 16 bytes, 2048 off
+//     the 16-byte grid), which it would stream, reading x again: chapter 10.
+//  5. every other forward call: chapter 07. With many rows of medium and wide width its one
 //     block per row, sized to the row, keeps enough rows in flight: 4096 x 8192 RMSNorm 87.0%
 //     against chapter 09's 83.7%, 16384 x 4096 add + LayerNorm 87.4% against 73.0%.
-// When the rule's kernel refuses the call (KernelEntry::refusal), the newest chapter's kernel of
-// the op that takes it runs instead; when none does, plan() throws, listing every refusal.
+// When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel
+// (chapter 07's, which takes any forward call) runs instead if it takes it, else the newest
+// chapter's kernel of the op that takes it; when none does, plan() throws, listing every
+// refusal.
 struct Rule {
   const char* name;
   int chapter;
@@ -122,6 +126,9 @@ bool narrow(const Facts& f) {
 bool few_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows && ch09_kind(f) == ch09::Kind::block;
 }
+bool wide_rows(const Facts& f) {
+  return !backward(f) && f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
+}
 bool forward(const Facts& f) {
   return !backward(f);
 }
@@ -136,6 +143,9 @@ constexpr Rule kRules[] = {
     {"few rows", 9, few_rows,
      "few rows (<= 64): chapter 09 splits each row over up to 1024 threads (H100, 32 x 4096 "
      "bf16 add + RMSNorm: 5.9 us against chapter 07's 8.6 us)"},
+    {"wide rows", 10, wide_rows,
+     "rows wider than one block's registers hold (chapter 07 would read them twice): chapter 10 "
+     "keeps a row on chip over a cluster or the whole GPU, or splits it"},
     {"many rows", 7, forward,
      "many rows of more than 1024 columns: chapter 07's block per row (H100, 4096 x 8192 bf16 "
      "RMSNorm: 87.0% of the copy roof against chapter 09's 83.7%)"},
@@ -203,6 +213,12 @@ Plan decide(const Facts& facts, std::span<const KernelEntry> kernels) {
     if (refusal.empty()) return plan_of(*chosen, facts, rule.why);
     passed_over = "rule '" + std::string(rule.name) + "' names " + chosen->name +
                   ", which refuses the call: " + refusal;
+  }
+  for (const KernelEntry& kernel : kernels) {
+    if (kernel.op == facts.needs.op && kernel.default_for_op && &kernel != chosen &&
+        kernel.refusal(facts.needs).empty()) {
+      return plan_of(kernel, facts, passed_over + "; " + kernel.name + " is the op's default");
+    }
   }
   std::string refusals;
   for (const KernelEntry* kernel : candidates(kernels, facts.needs.op)) {

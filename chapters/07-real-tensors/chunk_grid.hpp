@@ -34,4 +34,11 @@ inline std::int64_t most_chunks(const void* x, std::int64_t stride, std::int64_t
 }
 // [chunk_grid]
 
+/// The widest row chapter 07 keeps in one block's registers, in chunks (dispatch.cuh): 8
+/// vectors x 384 threads for rows on the 16-byte grid, 4 x 512 for others. Wider rows are
+/// streamed, reading x again; chapter 10 keeps them on chip.
+constexpr std::int64_t most_register_chunks(bool aligned) {
+  return aligned ? 8 * 384 : 4 * 512;
+}
+
 }  // namespace normlab::ch07

@@ -17,6 +17,9 @@
 namespace normlab::ch07 {
 
 static_assert(kChunkBytes == device::kVectorBytes, "the chunk grid is the 16-byte vector's");
+static_assert(most_register_chunks(true) == 8 * kMostThreads<8> &&
+                  most_register_chunks(false) == 4 * kMostThreads<4>,
+              "chunk_grid.hpp states the register kernels' widest rows");
 
 // [dispatch]
 // Whole warps, enough for every chunk when each thread keeps vectors of them.
@@ -50,10 +53,10 @@ void launch(const Tensors<T, P>& t, cudaStream_t stream) {
   if (aligned && chunks <= 4 * kMostThreads<4>) {
     norm_in_registers<T, P, 4, kCentre, kAdd, true>
         <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
-  } else if (aligned && chunks <= 8 * kMostThreads<8>) {
+  } else if (aligned && chunks <= most_register_chunks(true)) {
     norm_in_registers<T, P, 8, kCentre, kAdd, true>
         <<<grid, threads_for_chunks(chunks, 8), 0, stream>>>(t);
-  } else if (chunks <= 4 * kMostThreads<4>) {
+  } else if (chunks <= most_register_chunks(false)) {
     norm_in_registers<T, P, 4, kCentre, kAdd, false>
         <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
   } else {

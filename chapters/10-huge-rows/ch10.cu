@@ -6,7 +6,7 @@
 // a few such rows leave most of the GPU idle. This chapter keeps the row on chip across many
 // blocks: a cluster's (cluster.cu), the whole GPU's (whole_gpu.cu), or, where neither holds it,
 // splits it and reads it twice (split.cu). This file holds the typed launchers: check the
-// arguments, ask the GPU what it can do, choose (choose.hpp), launch.
+// arguments, ask the GPU what it can do, choose (choose_path.hpp), launch.
 #include "ch10.cuh"
 
 #include <algorithm>

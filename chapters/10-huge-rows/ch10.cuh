@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "ch07.cuh"
-#include "choose.hpp"
+#include "choose_path.hpp"
 
 namespace normlab::ch10 {
 

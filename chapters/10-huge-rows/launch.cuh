@@ -12,11 +12,11 @@
 #include <cstdint>
 
 #include "ch10.cuh"
-#include "choose.hpp"
+#include "choose_path.hpp"
 
 namespace normlab::ch10 {
 
-/// The row over a cluster of @p shape (choose.hpp: cluster_for); needs compute capability 9.0.
+/// The row over a cluster of @p shape (choose_path.hpp: cluster_for); needs compute capability 9.0.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cudaStream_t stream);
 

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "launch.cuh"
 #include "moments.cuh"
@@ -27,15 +29,24 @@ using ch07::chunk_start;
 // The most vectors a thread keeps in shared memory: 56 x 256 threads x 16 bytes is 224 KiB,
 // about all of an H100 SM's 227 KiB.
 constexpr int kMostStashVectors = 56;
-// Vectors of the stash loaded together.
-constexpr int kStashBatch = 4;
+// The bits of @p from as a To of the same size (std::bit_cast is host-only in nvcc).
+template <typename To, typename From>
+__device__ To same_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
 
-// A norm of rows on the 16-byte grid with parameters in the activations' dtype keeps 8 vectors
-// a thread in registers, and two blocks fit an SM (128 registers a thread). Any other call keeps
-// 4, and one block must fit: its element-by-element edges, its residual, or the fp32 parameters
-// of a 16-bit row need more than 128 registers with 8 vectors (they spilled).
+// Vectors of the stash loaded together.
+constexpr int kStashBatch = 2;
+
+// An fp32 norm (no add) of rows on the 16-byte grid keeps 8 vectors a thread in registers, and
+// two blocks fit an SM (128 registers a thread). Any other call keeps 4, and one block must
+// fit: element-by-element edges, the residual, or 16-bit elements widened to fp32 one by one
+// need more than 128 registers with 8 vectors (they spilled).
 template <typename T, typename P, bool kAdd, bool kAligned>
-constexpr bool kLean = kAligned && !kAdd && sizeof(T) == sizeof(P);
+constexpr bool kLean = kAligned && !kAdd && std::is_same_v<T, float> && std::is_same_v<P, float>;
 template <typename T, typename P, bool kAdd, bool kAligned>
 constexpr int kRegisterVectors = kLean<T, P, kAdd, kAligned> ? 8 : 4;
 template <typename T, typename P, bool kAdd, bool kAligned>
@@ -56,11 +67,14 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kVectors = kRegisterVectors<T, P, kAdd, kAligned>;
   extern __shared__ float4 shared_words[];
-  Vector<T>* stash = reinterpret_cast<Vector<T>*>(shared_words);
   const cg::grid_group grid = cg::this_grid();
   const ch07::Slice slice{static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
                           static_cast<int>(gridDim.x * blockDim.x)};
-  auto stashed = [&](int s) -> Vector<T>& { return stash[s * blockDim.x + threadIdx.x]; };
+  // Thread t's s-th stashed vector, as 16 bytes: read whole, so a 16-bit row's stash moves as
+  // one 16-byte access instead of one per element.
+  uint4* stash_words = reinterpret_cast<uint4*>(shared_words);
+  auto stash_at = [&](int s) -> uint4& { return stash_words[s * blockDim.x + threadIdx.x]; };
+  auto stashed = [&](int s) { return same_bits<Vector<T>>(stash_at(s)); };
   for (std::int64_t r = 0; r < t.rows; ++r) {
     const auto row = ch07::row_of<kAligned>(t, r);
     auto load = [&](int v) {
@@ -78,7 +92,8 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
       }
 #pragma unroll
       for (int i = 0; i < kStashBatch; ++i) {
-        if (first_stashed + i < stash_vectors) stashed(first_stashed + i) = batch[i];
+        if (first_stashed + i < stash_vectors)
+          stash_at(first_stashed + i) = same_bits<uint4>(batch[i]);
       }
     }
 

@@ -18,8 +18,11 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   const Shape& s = needs.shape;
   if (op != needs.op) return std::string("runs ") + name_of(op) + ", not " + name_of(needs.op);
   if (can.min_compute_capability > 0) {
-    const int gpu = needs.compute_capability > 0 ? needs.compute_capability : compute_capability();
-    if (gpu < can.min_compute_capability)
+    // The current GPU's, when the call names none and there is one: without a GPU nothing runs,
+    // and the architecture decides nothing.
+    int gpu = needs.compute_capability;
+    if (gpu == 0 && gpu_unavailable_reason().empty()) gpu = compute_capability();
+    if (gpu > 0 && gpu < can.min_compute_capability)
       return "needs sm_" + std::to_string(can.min_compute_capability) +
              " or newer, this GPU is sm_" + std::to_string(gpu);
   }

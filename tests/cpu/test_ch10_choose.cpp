@@ -4,7 +4,7 @@
 // GPU's capacity and a quarter of it, cooperative launches or not).
 #include "normlab_catch.hpp"
 
-#include "choose.hpp"
+#include "choose_path.hpp"
 
 using namespace normlab::ch10;
 

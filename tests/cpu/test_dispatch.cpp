@@ -118,12 +118,38 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to chapt
   CHECK_THAT(decided(call).why, Catch::Contains("few rows"));
   call.rows = 65;
   CHECK(kernel_for(call) == "ch07_add_rmsnorm");
-  // Wider than chapter 09's blocks hold: its table hands the row to chapter 07 anyway.
+  // Wider than chapter 09's blocks (and chapter 07's registers) hold: chapter 10.
   call = full_call(Op::rmsnorm, 1, 65536);
-  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  CHECK(kernel_for(call) == "ch10_rmsnorm");
   // No rows: nothing to run, still planned (the kernel returns at once).
   call = full_call(Op::layernorm, 0, 4096);
   CHECK(kernel_for(call) == "ch09_layernorm");
+}
+
+TEST_CASE("rows wider than chapter 07's registers hold go to chapter 10", "[dispatch]") {
+  // bf16: 3072 chunks of 8 columns on the 16-byte grid, 2048 off it.
+  NormCall call = full_call(Op::rmsnorm, 512, 24576);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  call = full_call(Op::rmsnorm, 512, 24584);
+  CHECK(kernel_for(call) == "ch10_rmsnorm");
+  CHECK_THAT(decided(call).why, Catch::Contains("chapter 10"));
+  call = full_call(Op::add_layernorm, 2, 65536);
+  CHECK(kernel_for(call) == "ch10_add_layernorm");
+  call = full_call(Op::layernorm, 128, 16376);  // 2047 chunks, one more off the grid
+  call.x = address(Tensor::x, 2);
+  CHECK(kernel_for(call) == "ch07_layernorm");
+  call = full_call(Op::layernorm, 128, 16384);  // 2048 chunks, 2049 off the grid
+  CHECK(kernel_for(call) == "ch07_layernorm");
+  call.x = address(Tensor::x, 2);
+  CHECK(kernel_for(call) == "ch10_layernorm");
+  // fp32: 4 columns a chunk.
+  call = full_call(Op::layernorm, 16, 4194304, DType::f32);
+  CHECK(kernel_for(call) == "ch10_layernorm");
+  call = full_call(Op::layernorm, 128, 12288, DType::f32);
+  CHECK(kernel_for(call) == "ch07_layernorm");
+  // Backward keeps to chapter 08, however wide.
+  call = full_call(Op::rmsnorm_backward, 4, 12288, DType::f32);
+  CHECK(kernel_for(call) == "ch08_rmsnorm_backward");
 }
 
 TEST_CASE("fp32 parameters, in place, Gemma and statistics stay with the rule's kernel",
@@ -173,7 +199,7 @@ TEST_CASE("a rule's kernel that refuses the call hands it to the newest kernel t
   }
   call = full_call(Op::rmsnorm, 4096, 4096);
   plan = decided(call, ch07_needs_sm100);
-  CHECK(plan.kernel->name == "ch09_rmsnorm");
+  CHECK(plan.kernel->name == "ch10_rmsnorm");  // the default refuses too: the newest takes it
   CHECK_THAT(plan.why, Catch::Contains("needs sm_100 or newer, this GPU is sm_90"));
   CHECK(dispatch::decide(dispatch::facts_of(call, 100), ch07_needs_sm100).kernel->name ==
         "ch07_rmsnorm");

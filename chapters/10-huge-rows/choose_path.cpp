@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 10's decisions (choose.hpp): plain arithmetic, no GPU.
-#include "choose.hpp"
+// Chapter 10's decisions (choose_path.hpp): plain arithmetic, no GPU.
+#include "choose_path.hpp"
 
 #include <string>
 
