@@ -152,13 +152,18 @@ Residency residency_of(Kernel kernel, int register_vectors) {
   int device = 0;
   NORMLAB_CHECK(cudaGetDevice(&device));
   NORMLAB_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+  // A block's shared memory is the kernel's static part (the block reduction's slots) plus the
+  // stash; the stash may take what is left of the most a block may opt in to.
   int most_shared = 0;
   NORMLAB_CHECK(
       cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attributes{};
+  NORMLAB_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const int most_stash = most_shared - static_cast<int>(attributes.sharedSizeBytes);
   NORMLAB_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_shared));
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_stash));
   for (int s = 0; s <= kMostStashVectors; ++s) {
-    if (stash_bytes(s) > static_cast<std::size_t>(most_shared)) break;
+    if (stash_bytes(s) > static_cast<std::size_t>(most_stash)) break;
     NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm[s], kernel,
                                                                 kWholeGpuThreads, stash_bytes(s)));
   }
