@@ -51,20 +51,37 @@ __device__ Moments add_chunk(Moments m, const Vector<T>& v, std::int64_t first, 
 }
 // [chunk_moments]
 
+// The moments of the chunks a thread keeps in registers (chunk slice.chunk(v) in h[v]).
+template <bool kCentre, bool kAligned, int kVectors, typename T>
+__device__ Moments registers_moments(const Vector<T> (&h)[kVectors], ch07::Slice slice, int lead,
+                                     std::int64_t cols) {
+  Moments m{};
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v)
+    m = add_chunk<kCentre, kAligned>(
+        m, h[v], ch07::chunk_start(slice.chunk(v), Vector<T>::kWidth, lead), cols);
+  return m;
+}
+
+// The merge of every lane's @p m by the warp's butterfly, lane 0's result in every lane: Chan's
+// merge is not commutative bit for bit, so lanes of one butterfly may differ in the last bit,
+// and every thread must normalise with the same statistics.
+__device__ inline Moments warp_merge(Moments m) {
+  m = device::warp_reduce(m, device::welford_merge);
+  return {__shfl_sync(device::kFullMask, m.count, 0), __shfl_sync(device::kFullMask, m.mean, 0),
+          __shfl_sync(device::kFullMask, m.m2, 0)};
+}
+
 // The moments of parts[0, count), merged in the same order by every warp that calls it: lane l
-// merges parts l, l + 32, ... in turn, the warp merges its lanes by the butterfly, and lane 0's
-// result is handed to every lane (Chan's merge is not commutative bit for bit, so lanes of one
-// butterfly may differ in the last bit). Reads through L2 (__ldcg): the parts were written by
-// other SMs, whose writes an SM's L1 does not see.
+// merges parts l, l + 32, ... in turn, then the warp merges its lanes. Reads through L2
+// (__ldcg): the parts were written by other SMs, whose writes an SM's L1 does not see.
 __device__ inline Moments merge_parts(const Moments* parts, std::int64_t count) {
   Moments m{};
   for (std::int64_t i = threadIdx.x % device::kWarpSize; i < count; i += device::kWarpSize) {
     const Moments part{__ldcg(&parts[i].count), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2)};
     m = device::welford_merge(m, part);
   }
-  m = device::warp_reduce(m, device::welford_merge);
-  return {__shfl_sync(device::kFullMask, m.count, 0), __shfl_sync(device::kFullMask, m.mean, 0),
-          __shfl_sync(device::kFullMask, m.m2, 0)};
+  return warp_merge(m);
 }
 
 // The row's statistics from its moments.

@@ -8,6 +8,7 @@
 // memory behind a grid-wide barrier; and each block normalises its part from where it holds
 // it. x is read once however many rows the tensor has; rows are taken one after another.
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <array>
@@ -66,6 +67,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
     norm_whole_gpu(const Tensors<T, P> t, Moments* parts, int stash_vectors) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kVectors = kRegisterVectors<T, P, kAdd, kAligned>;
+  constexpr bool kCopyAsync = kAligned && !kAdd;
   extern __shared__ float4 shared_words[];
   const cg::grid_group grid = cg::this_grid();
   const ch07::Slice slice{static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
@@ -82,9 +84,21 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
       const Vector<T> x = device::load_chunk<kAligned>(row.x, first, t.cols, true);
       return kAdd ? ch07::add_residual(t, row, first, x) : x;
     };
-    // The stash first, in batches: a batch's loads are all in flight before its first store to
-    // shared memory waits for one (a batch's registers are free again before the row's own).
-    for (int first_stashed = 0; first_stashed < stash_vectors; first_stashed += kStashBatch) {
+    if constexpr (kCopyAsync) {
+      // Rows on the 16-byte grid with nothing to add: each stash vector goes from global to
+      // shared memory by an asynchronous copy (cp.async), all of them in flight at once and none
+      // through registers. A chunk past the row is not copied; its stale slot is never used.
+      for (int s = 0; s < stash_vectors; ++s) {
+        const std::int64_t first = chunk_start(slice.chunk(kVectors + s), kWidth, row.lead);
+        if (first < t.cols) __pipeline_memcpy_async(&stash_at(s), row.x + first, sizeof(uint4));
+      }
+      __pipeline_commit();
+    }
+    // Else the stash first, in batches: a batch's loads are all in flight before its first
+    // store to shared memory waits for one (a batch's registers are free again before the
+    // row's own).
+    for (int first_stashed = 0; !kCopyAsync && first_stashed < stash_vectors;
+         first_stashed += kStashBatch) {
       Vector<T> batch[kStashBatch];
 #pragma unroll
       for (int i = 0; i < kStashBatch; ++i) {
@@ -101,12 +115,9 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 #pragma unroll
     for (int v = 0; v < kVectors; ++v)
       h[v] = load(v);
+    if constexpr (kCopyAsync) __pipeline_wait_prior(0);  // this thread's copies have landed
 
-    Moments m{};
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v)
-      m = add_chunk<kCentre, kAligned>(m, h[v], chunk_start(slice.chunk(v), kWidth, row.lead),
-                                       t.cols);
+    Moments m = registers_moments<kCentre, kAligned>(h, slice, row.lead, t.cols);
     for (int s = 0; s < stash_vectors; ++s) {
       const std::int64_t first = chunk_start(slice.chunk(kVectors + s), kWidth, row.lead);
       m = add_chunk<kCentre, kAligned>(m, stashed(s), first, t.cols);
