@@ -97,8 +97,12 @@ namespace {
 //  3. few rows (<= 64): when chapter 09's table splits each row over a block of up to 1024
 //     threads. The time is latency, not bandwidth: 32 x 4096 add + RMSNorm 5.9 us against
 //     chapter 07's 8.6 us.
-//  4. rows wider than chapter 07's registers hold (more than 3072 chunks of 16 bytes, 2048 off
-//     the 16-byte grid), which it would stream, reading x again: chapter 10.
+//  4. few rows (<= 64) wider than chapter 07's registers hold (more than 3072 chunks of 16
+//     bytes, 2048 off the 16-byte grid): chapter 10. Chapter 07 streams such a row through one
+//     block, so a few of them leave most SMs idle: 16 x 4194304 fp32 LayerNorm 39.6% of the copy
+//     roof against 6.5%, 2 x 9437184 43.4% against 1.1%. With many such rows chapter 07's blocks
+//     fill the GPU and it stays: 512 x 65536 bf16 LayerNorm 41.0% against chapter 10's cluster
+//     at 35.0% (RMSNorm 54.7% against 60.2%, add + RMSNorm level).
 //  5. every other forward call: chapter 07. With many rows of medium and wide width its one
 //     block per row, sized to the row, keeps enough rows in flight: 4096 x 8192 RMSNorm 87.0%
 //     against chapter 09's 83.7%, 16384 x 4096 add + LayerNorm 87.4% against 73.0%.
@@ -126,8 +130,9 @@ bool narrow(const Facts& f) {
 bool few_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows && ch09_kind(f) == ch09::Kind::block;
 }
-bool wide_rows(const Facts& f) {
-  return !backward(f) && f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
+bool few_wide_rows(const Facts& f) {
+  return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
+         f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
 }
 bool forward(const Facts& f) {
   return !backward(f);
@@ -143,9 +148,10 @@ constexpr Rule kRules[] = {
     {"few rows", 9, few_rows,
      "few rows (<= 64): chapter 09 splits each row over up to 1024 threads (H100, 32 x 4096 "
      "bf16 add + RMSNorm: 5.9 us against chapter 07's 8.6 us)"},
-    {"wide rows", 10, wide_rows,
-     "rows wider than one block's registers hold (chapter 07 would read them twice): chapter 10 "
-     "keeps a row on chip over a cluster or the whole GPU, or splits it"},
+    {"few wide rows", 10, few_wide_rows,
+     "few rows (<= 64) wider than one block's registers hold: chapter 10 spreads a row over a "
+     "cluster, the whole GPU or many blocks (H100, 16 x 4194304 fp32 LayerNorm: 39.6% of the "
+     "copy roof against chapter 07's 6.5%, one block a row)"},
     {"many rows", 7, forward,
      "many rows of more than 1024 columns: chapter 07's block per row (H100, 4096 x 8192 bf16 "
      "RMSNorm: 87.0% of the copy roof against chapter 09's 83.7%)"},

@@ -76,8 +76,8 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
 // [rounding]
 
 // Which chunks of a row a thread keeps: chunk v * stride + offset is its v-th vector. One block
-// per row (this chapter): offset threadIdx.x, stride blockDim.x; chapter 09 gives a row to a
-// group of lanes, chapter 10 spreads it over the blocks of a cluster or of the whole GPU.
+// per row (this chapter): offset threadIdx.x, stride blockDim.x; chapter 10 spreads a row over
+// the blocks of a cluster or of the whole GPU with other offsets and strides.
 struct Slice {
   int offset;
   int stride;
@@ -111,10 +111,11 @@ __device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statist
 // far larger than their spread (1e4 against 1) y inherits that mean's rounding.
 // Elements outside the row hold zero: harmless in the sums of h and h^2, masked out of the
 // deviations. sum(value) gives the total of value over every thread holding the row (here
-// block_sum; chapter 09 passes a group of lanes' sum).
+// block_sum; chapter 10 passes a cluster's or the whole GPU's).
 template <bool kCentre, bool kAligned, int kVectors, typename T, typename Sum>
-__device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], Slice slice, int lead,
-                                     std::int64_t cols, float eps, Sum&& sum) {
+__device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVectors], Slice slice,
+                                                     int lead, std::int64_t cols, float eps,
+                                                     Sum&& sum) {
   constexpr int kWidth = Vector<T>::kWidth;
   float mean = 0.0f;
   if constexpr (kCentre) {
@@ -150,11 +151,13 @@ __device__ Statistics row_statistics(const Vector<T> (&h)[kVectors], Slice slice
 // block is sized to the row's chunks; blocks loop over rows, so any number of rows fits the
 // grid; the scale may be (1 + w); and LayerNorm's statistics come from two passes over the
 // registers instead of Welford's moments (row_statistics says why).
-// (Chapter 09 launches the same row with other register caps: norm_row_in_registers.)
-template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
-__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+// (Chapter 09 launches the same row with other register caps, chapter 10 with the row spread
+// over a cluster: norm_row_in_registers with a slice and a sum.)
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
+          typename Sum>
+__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
+                                                      Slice slice, Sum&& sum) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const Slice slice = block_slice();
   const auto row = row_of<kAligned>(t, r);
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
 #pragma unroll
@@ -163,14 +166,19 @@ __device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
     h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
     if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
   }
-  const Statistics s = row_statistics<kCentre, kAligned>(h, slice, row.lead, t.cols, t.eps,
-                                                         [](float v) { return block_sum(v); });
+  const Statistics s = row_statistics<kCentre, kAligned>(h, slice, row.lead, t.cols, t.eps, sum);
   write_statistics(t, r, s, kCentre, slice);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
     normalise_and_store(t, row, first, s, h[v]);
   }
+}
+
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(
+      t, r, block_slice(), [](float v) { return block_sum(v); });
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>

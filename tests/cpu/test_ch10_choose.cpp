@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10's decisions on the CPU: the smallest cluster that holds a row, and the path on
 // both sides of each boundary (a cluster's capacity, clusters on the GPU or not, the whole
-// GPU's capacity and a quarter of it, cooperative launches or not).
+// GPU's capacity and half of it, cooperative launches or not).
 #include "normlab_catch.hpp"
 
 #include "choose_path.hpp"
@@ -36,19 +36,19 @@ TEST_CASE("choose: a cluster, else the whole GPU, else a split row", "[ch10]") {
   CHECK(choose(16384, false, hopper).path == Path::cluster);
   CHECK(choose(16385, false, hopper).path == Path::split);  // a cluster holds less off the grid
   CHECK(choose(cluster_chunks(true), true, hopper).path == Path::cluster);
-  // Past a cluster: the whole GPU once the row is a quarter of what it holds.
+  // Past a cluster: the whole GPU once the row is half of what it holds.
   CHECK(choose(cluster_chunks(true) + 1, true, hopper).path == Path::split);
-  CHECK(choose(599'999, true, hopper).path == Path::split);
-  CHECK(choose(600'000, true, hopper).path == Path::whole_gpu);
+  CHECK(choose(1'199'999, true, hopper).path == Path::split);
+  CHECK(choose(1'200'000, true, hopper).path == Path::whole_gpu);
   CHECK(choose(2'400'000, true, hopper).path == Path::whole_gpu);
   CHECK(choose(2'400'001, true, hopper).path == Path::split);
   CHECK(choose(2'400'001, true, hopper).why.find("wider than the whole GPU") != std::string::npos);
   // Without clusters, rows a cluster would hold are split; without cooperative launches, all.
   CHECK(choose(8192, true, ampere).path == Path::split);
   CHECK(choose(8192, true, ampere).why.find("no clusters") != std::string::npos);
-  CHECK(choose(1'000'000, true, ampere).path == Path::whole_gpu);
-  CHECK(choose(1'000'000, true, no_cooperative).path == Path::split);
-  CHECK(choose(1'000'000, true, no_cooperative).why.find("no cooperative") != std::string::npos);
+  CHECK(choose(1'300'000, true, ampere).path == Path::whole_gpu);
+  CHECK(choose(1'300'000, true, no_cooperative).path == Path::split);
+  CHECK(choose(1'300'000, true, no_cooperative).why.find("no cooperative") != std::string::npos);
 }
 
 TEST_CASE("split_blocks_per_row: 4096 chunks a block", "[ch10]") {

@@ -121,31 +121,32 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to chapt
   // Wider than chapter 09's blocks (and chapter 07's registers) hold: chapter 10.
   call = full_call(Op::rmsnorm, 1, 65536);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
+  call.rows = 65;
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
   // No rows: nothing to run, still planned (the kernel returns at once).
   call = full_call(Op::layernorm, 0, 4096);
   CHECK(kernel_for(call) == "ch09_layernorm");
 }
 
-TEST_CASE("rows wider than chapter 07's registers hold go to chapter 10", "[dispatch]") {
+TEST_CASE("few rows wider than chapter 07's registers hold go to chapter 10", "[dispatch]") {
   // bf16: 3072 chunks of 8 columns on the 16-byte grid, 2048 off it.
-  NormCall call = full_call(Op::rmsnorm, 512, 24576);
-  CHECK(kernel_for(call) == "ch07_rmsnorm");
-  call = full_call(Op::rmsnorm, 512, 24584);
+  NormCall call = full_call(Op::rmsnorm, 64, 24584);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("chapter 10"));
+  call.rows = 65;  // many such rows fill the GPU with chapter 07's blocks
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  call = full_call(Op::rmsnorm, 64, 24576);  // chapter 09's block holds it
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
   call = full_call(Op::add_layernorm, 2, 65536);
   CHECK(kernel_for(call) == "ch10_add_layernorm");
-  call = full_call(Op::layernorm, 128, 16376);  // 2047 chunks, one more off the grid
-  call.x = address(Tensor::x, 2);
-  CHECK(kernel_for(call) == "ch07_layernorm");
-  call = full_call(Op::layernorm, 128, 16384);  // 2048 chunks, 2049 off the grid
-  CHECK(kernel_for(call) == "ch07_layernorm");
-  call.x = address(Tensor::x, 2);
+  call = full_call(Op::layernorm, 16, 16384);  // 2048 chunks: chapter 09's block
+  CHECK(kernel_for(call) == "ch09_layernorm");
+  call.x = address(Tensor::x, 2);  // 2049 off the grid, more than 2048
   CHECK(kernel_for(call) == "ch10_layernorm");
   // fp32: 4 columns a chunk.
   call = full_call(Op::layernorm, 16, 4194304, DType::f32);
   CHECK(kernel_for(call) == "ch10_layernorm");
-  call = full_call(Op::layernorm, 128, 12288, DType::f32);
+  call = full_call(Op::layernorm, 512, 65536);
   CHECK(kernel_for(call) == "ch07_layernorm");
   // Backward keeps to chapter 08, however wide.
   call = full_call(Op::rmsnorm_backward, 4, 12288, DType::f32);
