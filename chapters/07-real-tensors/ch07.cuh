@@ -57,3 +57,17 @@ template <typename T, typename P>
 void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream);
 
 }  // namespace normlab::ch07
+
+/// Every forward op as (kCentre, kAdd) for every dtype pairing above: X(T, P, kCentre, kAdd).
+/// Later chapters whose launchers take these Tensors instantiate their kernels with it.
+#define NORMLAB_CH07_FOR_EACH_OP(X, T, P) \
+  X(T, P, false, false)                   \
+  X(T, P, true, false)                    \
+  X(T, P, false, true)                    \
+  X(T, P, true, true)
+#define NORMLAB_CH07_FOR_EACH_CALL(X)                       \
+  NORMLAB_CH07_FOR_EACH_OP(X, float, float)                 \
+  NORMLAB_CH07_FOR_EACH_OP(X, __half, __half)               \
+  NORMLAB_CH07_FOR_EACH_OP(X, __half, float)                \
+  NORMLAB_CH07_FOR_EACH_OP(X, __nv_bfloat16, __nv_bfloat16) \
+  NORMLAB_CH07_FOR_EACH_OP(X, __nv_bfloat16, float)

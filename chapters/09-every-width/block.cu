@@ -41,6 +41,6 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
 #define NORMLAB_CH09_BLOCK(T, P, kCentre, kAdd)                                        \
   template void launch_block<T, P, kCentre, kAdd>(const Tensors<T, P>&, const Choice&, \
                                                   cudaStream_t);
-NORMLAB_CH09_FOR_EACH_CALL(NORMLAB_CH09_BLOCK)
+NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH09_BLOCK)
 
 }  // namespace normlab::ch09

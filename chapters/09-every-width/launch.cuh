@@ -41,16 +41,3 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
 
 }  // namespace normlab::ch09
-
-// Every op (kCentre, kAdd) for every dtype pairing of chapter 07: X(T, P, kCentre, kAdd).
-#define NORMLAB_CH09_FOR_EACH_OP(X, T, P) \
-  X(T, P, false, false)                   \
-  X(T, P, true, false)                    \
-  X(T, P, false, true)                    \
-  X(T, P, true, true)
-#define NORMLAB_CH09_FOR_EACH_CALL(X)                       \
-  NORMLAB_CH09_FOR_EACH_OP(X, float, float)                 \
-  NORMLAB_CH09_FOR_EACH_OP(X, __half, __half)               \
-  NORMLAB_CH09_FOR_EACH_OP(X, __half, float)                \
-  NORMLAB_CH09_FOR_EACH_OP(X, __nv_bfloat16, __nv_bfloat16) \
-  NORMLAB_CH09_FOR_EACH_OP(X, __nv_bfloat16, float)

@@ -83,6 +83,6 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
 #define NORMLAB_CH09_NARROW(T, P, kCentre, kAdd)                                        \
   template void launch_narrow<T, P, kCentre, kAdd>(const Tensors<T, P>&, const Choice&, \
                                                    cudaStream_t);
-NORMLAB_CH09_FOR_EACH_CALL(NORMLAB_CH09_NARROW)
+NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH09_NARROW)
 
 }  // namespace normlab::ch09

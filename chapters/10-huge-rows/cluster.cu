@@ -120,6 +120,6 @@ void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cu
 #define NORMLAB_CH10_CLUSTER(T, P, kCentre, kAdd)                                             \
   template void launch_cluster<T, P, kCentre, kAdd>(const Tensors<T, P>&, bool, ClusterShape, \
                                                     cudaStream_t);
-NORMLAB_CH10_FOR_EACH_CALL(NORMLAB_CH10_CLUSTER)
+NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH10_CLUSTER)
 
 }  // namespace normlab::ch10

@@ -40,16 +40,3 @@ void launch_split(const Tensors<T, P>& t, std::int64_t chunks, Scratch scratch,
 std::size_t split_scratch_bytes(std::int64_t rows, std::int64_t chunks);
 
 }  // namespace normlab::ch10
-
-// Every op (kCentre, kAdd) for every dtype pairing of chapter 07: X(T, P, kCentre, kAdd).
-#define NORMLAB_CH10_FOR_EACH_OP(X, T, P) \
-  X(T, P, false, false)                   \
-  X(T, P, true, false)                    \
-  X(T, P, false, true)                    \
-  X(T, P, true, true)
-#define NORMLAB_CH10_FOR_EACH_CALL(X)                       \
-  NORMLAB_CH10_FOR_EACH_OP(X, float, float)                 \
-  NORMLAB_CH10_FOR_EACH_OP(X, __half, __half)               \
-  NORMLAB_CH10_FOR_EACH_OP(X, __half, float)                \
-  NORMLAB_CH10_FOR_EACH_OP(X, __nv_bfloat16, __nv_bfloat16) \
-  NORMLAB_CH10_FOR_EACH_OP(X, __nv_bfloat16, float)

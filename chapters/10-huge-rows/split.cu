@@ -99,6 +99,6 @@ void launch_split(const Tensors<T, P>& t, std::int64_t chunks, Scratch scratch,
 #define NORMLAB_CH10_SPLIT(T, P, kCentre, kAdd)                                                \
   template void launch_split<T, P, kCentre, kAdd>(const Tensors<T, P>&, std::int64_t, Scratch, \
                                                   cudaStream_t);
-NORMLAB_CH10_FOR_EACH_CALL(NORMLAB_CH10_SPLIT)
+NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH10_SPLIT)
 
 }  // namespace normlab::ch10

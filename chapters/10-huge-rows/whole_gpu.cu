@@ -259,6 +259,6 @@ void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks,
   template std::int64_t whole_gpu_chunks<T, P, kCentre, kAdd>(bool);                            \
   template void launch_whole_gpu<T, P, kCentre, kAdd>(const Tensors<T, P>&, bool, std::int64_t, \
                                                       Scratch, cudaStream_t);
-NORMLAB_CH10_FOR_EACH_CALL(NORMLAB_CH10_WHOLE_GPU)
+NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH10_WHOLE_GPU)
 
 }  // namespace normlab::ch10
