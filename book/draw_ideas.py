@@ -701,14 +701,18 @@ def whole_gpu_panel(fig, top):
              fill=BARRIER)
     registers_mib = H100_SMS * REGISTERS_PER_SM * 4 / MIB
     shared_mib = H100_SMS * SHARED_BYTES_PER_SM / MIB
+    # whole_gpu.cu: blocks of 256 threads; an fp32 norm of aligned rows keeps 8 vectors of 16
+    # bytes a thread in registers, two blocks an SM.
+    held_mib = 2 * H100_SMS * 256 * 8 * 16 / MIB
     y = scratch_y + 46
     fig.text(60, y, f"{H100_SMS} SMs hold {registers_mib:.0f} MiB of registers and "
-             f"{shared_mib:.0f} MiB of shared memory: a row of 4194304 floats "
-             f"({4194304 * 4 / MIB:.0f} MiB) fits the registers,", size=11)
-    fig.text(60, y + 15, f"one of 9437184 ({9437184 * 4 / MIB:.0f} MiB) needs the stash too. "
-             "Every block merges the partials in the same order, read with __ldcg", size=11)
-    fig.text(60, y + 30, "(from L2, never a stale L1 line); a partial is (count, mean, M2), "
-             "merged with Chan's formula (RMSNorm: mean 0).", size=11)
+             f"{shared_mib:.0f} MiB of shared memory; the kernel keeps {held_mib:.2f} MiB of an "
+             "fp32 row in registers", size=11)
+    fig.text(60, y + 15, f"(8 vectors a thread, 2 blocks an SM), so rows of 4194304 and 9437184 "
+             f"floats ({4194304 * 4 / MIB:.0f}, {9437184 * 4 / MIB:.0f} MiB) use the stash too. "
+             "Partials", size=11)
+    fig.text(60, y + 30, "merged in one order, read with __ldcg (L2, never a stale L1 line): "
+             "(count, mean, M2), Chan's formula (RMSNorm: mean 0).", size=11)
 
 
 def split_panel(fig, top):
