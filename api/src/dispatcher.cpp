@@ -102,7 +102,7 @@ namespace {
 //     block, so a few of them leave most SMs idle: 16 x 4194304 fp32 LayerNorm 39.6% of the copy
 //     roof against 6.5%, 2 x 9437184 43.4% against 1.1%. With many such rows chapter 07's blocks
 //     fill the GPU and it stays: 512 x 65536 bf16 LayerNorm 41.0% against chapter 10's cluster
-//     at 35.0% (RMSNorm 54.7% against 60.2%, add + RMSNorm level).
+//     at 35.3% (RMSNorm 54.7% against 60.3%, add + RMSNorm level).
 //  5. every other forward call: chapter 07. With many rows of medium and wide width its one
 //     block per row, sized to the row, keeps enough rows in flight: 4096 x 8192 RMSNorm 87.0%
 //     against chapter 09's 83.7%, 16384 x 4096 add + LayerNorm 87.4% against 73.0%.

@@ -34,7 +34,7 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned) {
 // holds the row and the row is large enough (half of what the GPU holds) that reading it twice
 // costs more than the grid-wide barrier and the latency each row pays with every SM waiting
 // (H100, fp32 LayerNorm: 2 x 9437184, 97% of what it holds, whole GPU 43.4% of the copy roof
-// against the split row's 36.6%; 16 x 4194304, 43%, 28.5% against 39.6%). Else the split row,
+// against the split row's 36.5%; 16 x 4194304, 43%, 28.6% against 39.7%). Else the split row,
 // which runs anywhere and reads x twice.
 Choice choose(std::int64_t chunks, bool aligned, const Gpu& gpu) {
   if (gpu.clusters && chunks <= cluster_chunks(aligned)) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file choose_path.hpp
 /// @brief Chapter 10's decisions, on the host and without a GPU
-/// (tests/cpu/test_ch10_choose_path.cpp): where a row too wide for one block lives (a cluster, the
+/// (tests/cpu/test_ch10_choose.cpp): where a row too wide for one block lives (a cluster, the
 /// whole GPU, or nowhere: split and read twice), and how the cluster and the split are shaped.
 #pragma once
 
