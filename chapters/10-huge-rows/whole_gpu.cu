@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10, a row over the whole GPU.
 //
-// A row wider than a cluster holds (1 MiB) can still fit on chip: an H100's 132 SMs have 33 MB
-// of registers and 30 MB of shared memory between them, more than its 50 MB L2 holds of a
-// tensor streamed through it. So every block of the GPU takes a part of one row, in registers
-// and, past them, in shared memory; the blocks combine their partial moments through global
-// memory behind a grid-wide barrier; and each block normalises its part from where it holds
-// it. x is read once however many rows the tensor has; rows are taken one after another.
+// A row wider than a cluster holds (512 KiB) can still fit on chip: an H100's 132 SMs have
+// 33 MB of registers and 30 MB of shared memory between them, however large the tensor. So
+// every block of the GPU takes a part of one row, in registers and, past them, in shared
+// memory; the blocks combine their partial moments through global memory behind a grid-wide
+// barrier; and each block normalises its part from where it holds it. x is read once however
+// many rows the tensor has; rows are taken one after another.
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
@@ -30,6 +30,7 @@ using ch07::chunk_start;
 // The most vectors a thread keeps in shared memory: 56 x 256 threads x 16 bytes is 224 KiB,
 // about all of an H100 SM's 227 KiB.
 constexpr int kMostStashVectors = 56;
+
 // The bits of @p from as a To of the same size (std::bit_cast is host-only in nvcc).
 template <typename To, typename From>
 __device__ To same_bits(const From& from) {
@@ -39,7 +40,8 @@ __device__ To same_bits(const From& from) {
   return to;
 }
 
-// Vectors of the stash loaded together.
+// Vectors of the stash loaded together where they pass through registers (add + norm, rows off
+// the 16-byte grid); 4 spilled.
 constexpr int kStashBatch = 2;
 
 // An fp32 norm (no add) of rows on the 16-byte grid keeps 8 vectors a thread in registers, and
