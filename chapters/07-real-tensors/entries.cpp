@@ -51,12 +51,7 @@ std::vector<KernelEntry> entries() {
                        .chapter = 7,
                        .summary = op.summary,
                        .op = op.op,
-                       .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
-                               .fp32_parameters = true,
-                               .optional_parameters = true,
-                               .weight_plus_one = true,
-                               .in_place = true,
-                               .writes_statistics = true},
+                       .can = every_tensor(),
                        .launch = forward,
                        .default_for_op = true});
   }

@@ -32,6 +32,19 @@ Tensors<T, P> tensors_of(const NormCall& call) {
           .eps = call.eps};
 }
 
+/// What chapter 07's launchers take, and so every kernel built on its tensor I/O and arithmetic
+/// (chapters 09 and 10): fp32, fp16 and bf16 tensors with parameters in their dtype or fp32;
+/// weight and bias optional; (1 + w); any stride and element alignment; in place; mean and
+/// rstd written. Any width and any number of rows unless a chapter narrows it.
+inline Capabilities every_tensor() {
+  return {.dtypes = {DType::f32, DType::f16, DType::bf16},
+          .fp32_parameters = true,
+          .optional_parameters = true,
+          .weight_plus_one = true,
+          .in_place = true,
+          .writes_statistics = true};
+}
+
 /// Checks that @p call's parameters are in its dtype or fp32, then calls
 /// @p visit.template operator()<T, P>() with the pairing's element types (T the activations',
 /// P the parameters'). Shared by every launcher that maps a NormCall to typed tensors.

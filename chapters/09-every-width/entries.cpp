@@ -16,17 +16,6 @@ namespace {
 
 constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
 
-// Chapter 07's capabilities: every kernel of the table takes what chapter 07's take (its tensor
-// I/O and arithmetic are chapter 07's), and rows wider than the table go to chapter 07.
-Capabilities every_tensor() {
-  return {.dtypes = {DType::f32, DType::f16, DType::bf16},
-          .fp32_parameters = true,
-          .optional_parameters = true,
-          .weight_plus_one = true,
-          .in_place = true,
-          .writes_statistics = true};
-}
-
 }  // namespace
 
 void forward(const NormCall& call, cudaStream_t stream, const char* config) {
@@ -45,6 +34,8 @@ void forward(const NormCall& call, cudaStream_t stream, const char* config) {
 }
 
 std::vector<KernelEntry> entries() {
+  // Chapter 07's capabilities: every kernel of the table takes what chapter 07's take (its tensor
+  // I/O and arithmetic are chapter 07's), and rows wider than the table go to chapter 07.
   // In place: the narrow kernel, like chapter 07's, loads every chunk of a row into registers
   // before its group's reductions and stores after them, and a row belongs to one group; the
   // block kernels are chapter 07's row; the wide rows are chapter 07's launcher.
@@ -55,7 +46,7 @@ std::vector<KernelEntry> entries() {
          .chapter = 9,
          .summary = "the dispatcher: a kernel per rows, width, dtype, alignment",
          .op = op,
-         .can = every_tensor(),
+         .can = ch07::every_tensor(),
          .launch = [](const NormCall& call, cudaStream_t stream) { forward(call, stream); }});
   }
   return entries;
@@ -75,7 +66,7 @@ std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DTy
       if (config.kind == Kind::wide) continue;  // chapter 07's kernels, in its own program
       const Choice choice = configure(config_index(config.name), p);
       if (!choice.why.empty()) continue;
-      Capabilities can = every_tensor();
+      Capabilities can = ch07::every_tensor();
       can.dtypes = {dtype};
       can.alignment_bytes = 16;
       can.max_cols = chunks_held(config) * width;

@@ -44,12 +44,7 @@ std::vector<KernelEntry> entries() {
   // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
   // block), and hold at most 32768 chunks (131072 fp32 columns, declared for every dtype); the
   // whole GPU refuses rows wider than its SMs hold at once, by name, when launched.
-  const Capabilities every_tensor{.dtypes = {DType::f32, DType::f16, DType::bf16},
-                                  .fp32_parameters = true,
-                                  .optional_parameters = true,
-                                  .weight_plus_one = true,
-                                  .in_place = true,
-                                  .writes_statistics = true};
+  const Capabilities every_tensor = ch07::every_tensor();
   const struct {
     const char* suffix;
     const char* summary;
