@@ -191,25 +191,29 @@ const Residency& residency() {
   return r;
 }
 
+// With s vectors a thread in shared memory: the most blocks the launch may have (all resident
+// at once, and within the scratch), and the chunks each block holds.
+std::int64_t launchable_blocks(const Residency& r, int s) {
+  return std::min<std::int64_t>(std::int64_t{r.blocks_per_sm[s]} * r.sms, kMostWholeGpuBlocks);
+}
+std::int64_t chunks_per_block(const Residency& r, int s) {
+  return std::int64_t{kWholeGpuThreads} * (r.register_vectors + s);
+}
+
 // The fewest vectors in shared memory (and so the most blocks) that hold a row of chunks, all
 // blocks resident at once: {stash vectors, blocks}, or {-1, 0} when no stash is enough.
 std::pair<int, std::int64_t> layout_for(const Residency& r, std::int64_t chunks) {
   for (int s = 0; s <= kMostStashVectors; ++s) {
-    const std::int64_t per_block = std::int64_t{kWholeGpuThreads} * (r.register_vectors + s);
-    const std::int64_t blocks = (chunks + per_block - 1) / per_block;
-    const std::int64_t resident = std::int64_t{r.blocks_per_sm[s]} * r.sms;
-    if (blocks <= std::min<std::int64_t>(resident, kMostWholeGpuBlocks)) return {s, blocks};
+    const std::int64_t blocks = (chunks + chunks_per_block(r, s) - 1) / chunks_per_block(r, s);
+    if (blocks <= launchable_blocks(r, s)) return {s, blocks};
   }
   return {-1, 0};
 }
 
 std::int64_t capacity(const Residency& r) {
   std::int64_t most = 0;
-  for (int s = 0; s <= kMostStashVectors; ++s) {
-    const std::int64_t blocks =
-        std::min<std::int64_t>(std::int64_t{r.blocks_per_sm[s]} * r.sms, kMostWholeGpuBlocks);
-    most = std::max(most, blocks * kWholeGpuThreads * (r.register_vectors + s));
-  }
+  for (int s = 0; s <= kMostStashVectors; ++s)
+    most = std::max(most, launchable_blocks(r, s) * chunks_per_block(r, s));
   return most;
 }
 
