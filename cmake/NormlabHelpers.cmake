@@ -2,7 +2,7 @@
 # Helpers shared by every CMakeLists.txt of normlab.
 #   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
 #   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program
-#   normlab_add_test(NAME n KIND cpu|gpu SOURCES ... LIBRARIES ... LABELS ...)
+#   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
 #   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] LABELS ... ARGS ...)  memcheck + racecheck
@@ -43,7 +43,14 @@ function(normlab_add_chapter)
 endfunction()
 
 function(_normlab_set_test_kind test kind labels)
-  if(kind STREQUAL "gpu")
+  if(kind STREQUAL "multigpu")
+    # Chapter 12's NCCL tests: at least 2 GPUs, NVLink multicast off (the shared hosts' rule).
+    list(APPEND labels gpu multigpu)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "NCCL_NVLS_ENABLE=0")
+    if(NOT NORMLAB_REQUIRE_GPUS)
+      set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE ${NORMLAB_SKIP_CODE})
+    endif()
+  elseif(kind STREQUAL "gpu")
     list(APPEND labels gpu)
     if(NOT NORMLAB_REQUIRE_GPU)
       set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE ${NORMLAB_SKIP_CODE})

@@ -72,13 +72,16 @@ __device__ inline Moments warp_merge(Moments m) {
           __shfl_sync(device::kFullMask, m.m2, 0)};
 }
 
-// The moments of parts[0, count), merged in the same order by every warp that calls it: lane l
-// merges parts l, l + 32, ... in turn, then the warp merges its lanes. Reads through L2
-// (__ldcg): the parts were written by other SMs, whose writes an SM's L1 does not see.
-__device__ inline Moments merge_parts(const Moments* parts, std::int64_t count) {
+// The moments of parts[0], parts[stride], ... (count of them), merged in the same order by
+// every warp that calls it: lane l merges parts l, l + 32, ... in turn, then the warp merges its
+// lanes. Reads through L2 (__ldcg): the parts were written by other SMs, whose writes an SM's
+// L1 does not see.
+__device__ inline Moments merge_parts(const Moments* parts, std::int64_t count,
+                                      std::int64_t stride = 1) {
   Moments m{};
   for (std::int64_t i = threadIdx.x % device::kWarpSize; i < count; i += device::kWarpSize) {
-    const Moments part{__ldcg(&parts[i].count), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2)};
+    const Moments* p = parts + i * stride;
+    const Moments part{__ldcg(&p->count), __ldcg(&p->mean), __ldcg(&p->m2)};
     m = device::welford_merge(m, part);
   }
   return warp_merge(m);

@@ -54,7 +54,8 @@ double tolerance(double exact, double magnitude, std::int64_t k_cols) {
 }
 
 // [reference]
-Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_checked) {
+Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_checked,
+                    std::int64_t first_k, std::int64_t k_count) {
   const std::int64_t k = p.k_cols, n = p.n_cols;
   Reference ref{.rows_checked = rows_checked};
   ref.y.assign(rows_checked.size() * n, 0.0);
@@ -68,7 +69,8 @@ Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_chec
             .y;
     double* y = ref.y.data() + i * n;
     double* magnitude = ref.magnitude.data() + i * n;
-    for (std::int64_t c = 0; c < k; ++c) {
+    const std::int64_t last = k_count < 0 ? k : first_k + k_count;
+    for (std::int64_t c = first_k; c < last; ++c) {
       // Each activation's row of W.
       const __half* w = p.w.data() + c * n;
       for (std::int64_t j = 0; j < n; ++j) {

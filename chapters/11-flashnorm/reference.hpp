@@ -41,7 +41,10 @@ struct Reference {
   std::vector<std::int64_t> rows_checked;
   std::vector<double> y, magnitude;
 };
-Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_checked);
+/// With @p k_count >= 0, only the terms of activations [first_k, first_k + k_count): the share
+/// of one GPU of a row-parallel layer (chapter 12), normalised by the whole row's RMS.
+Reference reference(const Problem& p, const std::vector<std::int64_t>& rows_checked,
+                    std::int64_t first_k = 0, std::int64_t k_count = -1);
 
 /// At most @p most rows of @p rows: all when they fit, else the first, the last and rows evenly
 /// spread between (the full reference of 4096 x 4096 -> 6144 is 1e11 multiply-adds).

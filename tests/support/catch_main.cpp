@@ -3,6 +3,8 @@
 // with NORMLAB_GPU_TESTS as normlab_catch_gpu_main, which first checks for a GPU. Without
 // one, a GPU test program prints why and exits with NORMLAB_SKIP_CODE, which ctest reports
 // as skipped, unless the build requires a GPU (NORMLAB_REQUIRE_GPU), in which case it fails.
+// Built a third time, with NORMLAB_MULTI_GPU_TESTS too, as normlab_catch_multigpu_main: fewer than
+// 2 GPUs is then a skip, or a failure where the build requires them (NORMLAB_REQUIRE_GPUS).
 #define NORMLAB_CATCH_MAIN
 #include "normlab_catch.hpp"
 
@@ -12,6 +14,9 @@
 
 #ifdef NORMLAB_GPU_TESTS
 #include "normlab/device.hpp"
+#endif
+#ifdef NORMLAB_MULTI_GPU_TESTS
+#include <cuda_runtime.h>
 #endif
 
 int main(int argc, char** argv) {
@@ -26,6 +31,19 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("SKIPPED: %s; GPU tests run where a GPU is visible\n", reason.c_str());
+    return NORMLAB_SKIP_CODE;
+  }
+#endif
+#ifdef NORMLAB_MULTI_GPU_TESTS
+  int gpus = 0;
+  if (!listing && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 2)) {
+    if (NORMLAB_REQUIRE_GPUS) {
+      std::fprintf(stderr,
+                   "FAILED: %d GPU(s) visible, and this build requires 2 (NORMLAB_REQUIRE_GPUS)\n",
+                   gpus);
+      return 1;
+    }
+    std::printf("SKIPPED: %d GPU(s) visible; multi-GPU tests run where 2 or more are\n", gpus);
     return NORMLAB_SKIP_CODE;
   }
 #endif
