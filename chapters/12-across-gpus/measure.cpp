@@ -173,7 +173,8 @@ NormResult measure_norm(const Group& group, const Case& problem, const KernelEnt
   const int ranks = group.size();
   const std::int64_t cols = problem.shape.cols;
   NormResult result{.problem = problem, .ranks = ranks};
-  result.message_bytes = exchange_bytes(problem.op, problem.shape.rows, 1);
+  // Each rank sends its own moments, one a row, whichever collective carries them.
+  result.message_bytes = exchange_bytes(Op::rmsnorm, problem.shape.rows, 1);
 
   const HostTensors inputs = make_inputs(problem);
   HostTensors results = make_results(problem);
