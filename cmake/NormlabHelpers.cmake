@@ -5,7 +5,8 @@
 #   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
-#   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] LABELS ... ARGS ...)  memcheck + racecheck
+#   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] [SYNCCHECK] [NCCL] LABELS ... ARGS ...)
+#                                            memcheck + racecheck (+ synccheck)
 #   normlab_add_sass_test(NAME n TARGET lib FUNCTION regex REQUIRE ... FORBID ... LABELS ...)
 
 option(NORMLAB_WERROR "Treat host and device compiler warnings as errors" OFF)
@@ -150,7 +151,7 @@ endfunction()
 # too with SYNCCHECK (kernels with cluster or grid barriers). NAME_SUFFIX tells apart several
 # runs of one program (other shapes, other code paths).
 function(normlab_add_sanitizer_tests)
-  cmake_parse_arguments(S "SYNCCHECK" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(S "SYNCCHECK;NCCL" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
   set(tools memcheck racecheck)
   if(S_SYNCCHECK)
     list(APPEND tools synccheck)
@@ -163,8 +164,11 @@ function(normlab_add_sanitizer_tests)
     add_test(NAME ${test}
              COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/sanitize.sh ${tool}
                      $<TARGET_FILE:${S_PROGRAM}> ${S_ARGS})
-    set_tests_properties(${test} PROPERTIES
-      ENVIRONMENT "NORMLAB_REQUIRE_GPU=$<BOOL:${NORMLAB_REQUIRE_GPU}>")
+    set(environment "NORMLAB_REQUIRE_GPU=$<BOOL:${NORMLAB_REQUIRE_GPU}>")
+    if(S_NCCL)  # scripts/sanitize.sh says why; multicast off, as on the shared hosts
+      list(APPEND environment NORMLAB_SANITIZER_API_ERRORS=no NCCL_NVLS_ENABLE=0)
+    endif()
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${environment}")
     _normlab_set_test_kind(${test} gpu "sanitizer;${S_LABELS}")
   endforeach()
 endfunction()

@@ -13,10 +13,6 @@
 #include "ch07.cuh"
 #include "choose_path.hpp"
 
-namespace normlab::device {
-struct Moments;  // normlab/device/welford.cuh
-}  // namespace normlab::device
-
 namespace normlab::ch10 {
 
 using ch07::Tensors;
@@ -50,26 +46,6 @@ void add_rmsnorm(const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
 template <typename T, typename P>
 void add_layernorm(const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
                    const Path* path = nullptr);
-
-/// The split row's two passes apart, for chapter 12, which runs them on each GPU's slice of
-/// every row with NCCL between them. Pass 1 writes the moments (device::Moments: count, mean,
-/// M2; RMSNorm's about zero) of each of @p parts parts of each row, part p of row r at
-/// moments[r * parts + p]; add + norm also stores h. Pass 2 normalises each row of @p t with
-/// the statistics of the moments described by RowParts, merged in order, its @p parts blocks
-/// a row each normalising its part.
-struct RowParts {
-  const device::Moments* moments;
-  std::int64_t count;        ///< parts a row's statistics merge
-  std::int64_t row_stride;   ///< from one row's first part to the next row's
-  std::int64_t part_stride;  ///< from a part of a row to its next
-  std::int64_t cols;         ///< the whole row's width, which @p t may hold a slice of
-};
-template <typename T, typename P, bool kCentre, bool kAdd>
-void launch_split_moments(const Tensors<T, P>& t, std::int64_t parts, device::Moments* moments,
-                          cudaStream_t stream);
-template <typename T, typename P, bool kCentre, bool kAdd>
-void launch_split_normalise(const Tensors<T, P>& t, std::int64_t parts, const RowParts& merged,
-                            cudaStream_t stream);
 
 /// What choose() is told of the current GPU (asked once per device and kept).
 Gpu current_gpu();

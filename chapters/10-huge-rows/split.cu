@@ -59,16 +59,15 @@ __global__ void __launch_bounds__(kSplitThreads)
 // the row, read a second time (from x, or from the stored h).
 template <typename T, typename P, bool kCentre, bool kAdd>
 __global__ void __launch_bounds__(kSplitThreads)
-    split_normalise(const Tensors<T, P> t, std::int64_t parts, const RowParts merged) {
+    split_normalise(const Tensors<T, P> t, std::int64_t parts, const Moments* moments) {
   constexpr int kWidth = Vector<T>::kWidth;
   for (std::int64_t item = blockIdx.x; item < t.rows * parts; item += gridDim.x) {
     const Part part = part_of(item, parts);
     const auto row = ch07::row_of<false>(t, part.row);
     const T* source = kAdd ? row.residual_out : row.x;
     const bool source_aligned = kAdd ? row.residual_out_aligned : true;
-    const Moments m = merge_parts(merged.moments + part.row * merged.row_stride, merged.count,
-                                  merged.part_stride);
-    const ch07::Statistics s = statistics_of<kCentre>(m, merged.cols, t.eps);
+    const ch07::Statistics s =
+        statistics_of<kCentre>(merge_parts(moments + part.row * parts, parts), t.cols, t.eps);
     ch07::write_statistics(t, part.row, s, kCentre, part.slice);
     for (std::int64_t c = part.slice.offset; c < row.chunks; c += part.slice.stride) {
       const std::int64_t first = chunk_start(c, kWidth, row.lead);
@@ -85,47 +84,21 @@ std::size_t split_scratch_bytes(std::int64_t rows, std::int64_t chunks) {
   return static_cast<std::size_t>(rows * split_blocks_per_row(chunks)) * sizeof(Moments);
 }
 
-namespace {
-
-// Rows x parts blocks, at most INT_MAX (each block strides over the rest).
-unsigned int split_grid(std::int64_t rows, std::int64_t parts) {
-  return static_cast<unsigned int>(std::min<std::int64_t>(rows * parts, INT_MAX));
-}
-
-}  // namespace
-
-template <typename T, typename P, bool kCentre, bool kAdd>
-void launch_split_moments(const Tensors<T, P>& t, std::int64_t parts, Moments* moments,
-                          cudaStream_t stream) {
-  split_moments<T, P, kCentre, kAdd>
-      <<<split_grid(t.rows, parts), kSplitThreads, 0, stream>>>(t, parts, moments);
-  NORMLAB_CHECK_LAUNCH();
-}
-
-template <typename T, typename P, bool kCentre, bool kAdd>
-void launch_split_normalise(const Tensors<T, P>& t, std::int64_t parts, const RowParts& merged,
-                            cudaStream_t stream) {
-  split_normalise<T, P, kCentre, kAdd>
-      <<<split_grid(t.rows, parts), kSplitThreads, 0, stream>>>(t, parts, merged);
-  NORMLAB_CHECK_LAUNCH();
-}
-
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_split(const Tensors<T, P>& t, std::int64_t chunks, Scratch scratch,
                   cudaStream_t stream) {
   const std::int64_t parts = split_blocks_per_row(chunks);
+  const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows * parts, INT_MAX));
   auto* moments = static_cast<Moments*>(scratch.data);
-  launch_split_moments<T, P, kCentre, kAdd>(t, parts, moments, stream);
-  launch_split_normalise<T, P, kCentre, kAdd>(t, parts, {moments, parts, parts, 1, t.cols}, stream);
+  split_moments<T, P, kCentre, kAdd><<<grid, kSplitThreads, 0, stream>>>(t, parts, moments);
+  NORMLAB_CHECK_LAUNCH();
+  split_normalise<T, P, kCentre, kAdd><<<grid, kSplitThreads, 0, stream>>>(t, parts, moments);
+  NORMLAB_CHECK_LAUNCH();
 }
 
-#define NORMLAB_CH10_SPLIT(T, P, kCentre, kAdd)                                                 \
-  template void launch_split<T, P, kCentre, kAdd>(const Tensors<T, P>&, std::int64_t, Scratch,  \
-                                                  cudaStream_t);                                \
-  template void launch_split_moments<T, P, kCentre, kAdd>(const Tensors<T, P>&, std::int64_t,   \
-                                                          Moments*, cudaStream_t);              \
-  template void launch_split_normalise<T, P, kCentre, kAdd>(const Tensors<T, P>&, std::int64_t, \
-                                                            const RowParts&, cudaStream_t);
+#define NORMLAB_CH10_SPLIT(T, P, kCentre, kAdd)                                                \
+  template void launch_split<T, P, kCentre, kAdd>(const Tensors<T, P>&, std::int64_t, Scratch, \
+                                                  cudaStream_t);
 NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH10_SPLIT)
 
 }  // namespace normlab::ch10

@@ -46,7 +46,12 @@ struct ShardedNormLinear::Rank {
         exchange(exchange_bytes(Op::rmsnorm, rows, 1)),
         rstd(static_cast<std::size_t>(rows)),
         normalised(static_cast<std::size_t>(rows * c.count)) {
-    NORMLAB_CHECK(cudaStreamCreateWithFlags(&comm, cudaStreamNonBlocking));
+    // NCCL's kernel waits for its peer on the other GPU while it holds an SM; at the highest
+    // priority its blocks are placed before the GEMM's next ones as SMs free up, so it runs
+    // early and briefly instead of when the GEMM is done.
+    int least = 0, greatest = 0;
+    NORMLAB_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    NORMLAB_CHECK(cudaStreamCreateWithPriority(&comm, cudaStreamNonBlocking, greatest));
     NORMLAB_CHECK(cudaEventCreateWithFlags(&moments_ready, cudaEventDisableTiming));
     NORMLAB_CHECK(cudaEventCreateWithFlags(&rstd_ready, cudaEventDisableTiming));
   }

@@ -3,18 +3,18 @@
 //
 // Chapter 10's split row reads a row twice because no block holds all of it: pass 1 reduces
 // each part to its moments, pass 2 merges them and normalises. Here the parts are on different
-// GPUs, so the moments travel between the passes through NCCL. Nothing else changes: the two
-// passes are chapter 10's kernels on each GPU's slice; what this chapter adds is the exchange
-// and the reason it differs for RMSNorm and LayerNorm.
+// GPUs, so the moments travel between the passes through NCCL. The passes are chapter 10's,
+// resized to a GPU's slice (passes.cu); what this chapter adds is the exchange and the reason
+// it differs for RMSNorm and LayerNorm.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
 
-#include "ch10.cuh"
 #include "ch12.hpp"
 #include "normlab/check.hpp"
+#include "passes.cuh"
 #include "typed_call.hpp"
 #include "validate.hpp"
 
@@ -60,10 +60,10 @@ void for_op(Op op, Launch&& launch) {
 
 // What pass 2 merges for each row: RMSNorm's single all-reduced moments; LayerNorm's, one a
 // rank, rank after rank (all-gather's layout: rank p's row r at p * rows + r).
-ch10::RowParts merged_parts(Op op, void* exchange, std::int64_t rows, int ranks,
+Exchanged exchanged_moments(Op op, void* exchange, std::int64_t rows, int ranks,
                             std::int64_t cols) {
-  if (!is_layernorm(op)) return {own_moments(exchange), 1, 1, 1, cols};
-  return {gathered_moments(exchange, rows), ranks, 1, rows, cols};
+  if (!is_layernorm(op)) return {own_moments(exchange), 1, rows, cols};
+  return {gathered_moments(exchange, rows), ranks, rows, cols};
 }
 
 // The exchange buffer every stage writes or reads.
@@ -96,8 +96,7 @@ void partial_moments(Op op, const Shard<T, P>& shard, cudaStream_t stream) {
   if (t.rows == 0) return;
   check_exchange(fn, shard.exchange);
   for_op(op, [&]<bool kCentre, bool kAdd>() {
-    ch10::launch_split_moments<T, P, kCentre, kAdd>(shard.slice, 1, own_moments(shard.exchange),
-                                                    stream);
+    launch_slice_moments<T, P, kCentre, kAdd>(shard.slice, own_moments(shard.exchange), stream);
   });
 }
 
@@ -141,9 +140,9 @@ void normalise_slice(Op op, const Shard<T, P>& shard, int ranks, std::int64_t co
                  "is the whole row's width, at least the slice's");
   if (shard.slice.rows == 0) return;
   check_exchange(fn, shard.exchange);
-  const ch10::RowParts merged = merged_parts(op, shard.exchange, shard.slice.rows, ranks, cols);
+  const Exchanged exchanged = exchanged_moments(op, shard.exchange, shard.slice.rows, ranks, cols);
   for_op(op, [&]<bool kCentre, bool kAdd>() {
-    ch10::launch_split_normalise<T, P, kCentre, kAdd>(shard.slice, 1, merged, stream);
+    launch_slice_normalise<T, P, kCentre, kAdd>(shard.slice, exchanged, stream);
   });
 }
 
