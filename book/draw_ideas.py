@@ -778,6 +778,176 @@ def ch11_flashnorm():
     return fig
 
 
+# ---------------------------------------------------------------- 12
+
+# Chapter 12's headline problem (issue 19's acceptance shape): bf16 rows split over 2 GPUs,
+# and the bytes of a row's moments (device::Moments: count, mean, M2, three floats).
+CH12_ROWS, CH12_COLS, CH12_GPUS, BF16_BYTES = 16384, 8192, 2, 2
+MOMENT_BYTES = 3 * 4
+NETWORK = "#dadaeb"
+
+
+def columns_of(cols, ranks, rank):
+    """ch12::columns_of (group.cpp): rank's [first, first + count); the first cols % ranks
+    ranks hold one column more."""
+    share, extra = divmod(cols, ranks)
+    return rank * share + min(rank, extra), share + (1 if rank < extra else 0)
+
+
+def paragraph(fig, x, y, lines, leading=16):
+    """Lines of size-11 text, one under the other."""
+    for i, words in enumerate(lines):
+        fig.text(x, y + leading * i, words, size=11)
+
+
+def box_lines(fig, x, y, w, h, lines, fill, size=11):
+    """A box with one to three centred lines of text."""
+    fig.rect(x, y, w, h, fill=fill)
+    top = y + h / 2 - (len(lines) - 1) * (size + 2) / 2 + size * 0.35
+    for i, words in enumerate(lines):
+        fig.text(x + w / 2, top + i * (size + 2), words, size=size, anchor="middle")
+
+
+def sharded_matrix_panel(fig, top):
+    """(a) The tensor's columns sliced over the GPUs; the ragged rule beside it."""
+    heading(fig, top, f"(a) {CH12_ROWS} x {CH12_COLS} bf16 over {CH12_GPUS} GPUs: each holds "
+            f"a slice of the columns of every row")
+    x0, y0, w, h = 20, top + 16, 220, 130
+    for rank in range(CH12_GPUS):
+        first, count = columns_of(CH12_COLS, CH12_GPUS, rank)
+        x, width = x0 + w * first / CH12_COLS, w * count / CH12_COLS
+        fig.rect(x, y0, width, h, fill=THREAD[1 + 2 * rank], stroke="white")
+        fig.text(x + width / 2, y0 + h / 2 + 4, f"GPU {rank}", size=12, anchor="middle",
+                 weight="bold", fill="white")
+        fig.text(x + width / 2, y0 + h + 14, f"columns {first}-{first + count - 1}", size=10,
+                 anchor="middle", fill="#555")
+    for r in range(1, 8):
+        fig.line(x0, y0 + h * r / 8, x0 + w, y0 + h * r / 8, stroke="white", width=0.6)
+    fig.rect(x0, y0, w, h, fill="none")
+    ragged_cols = CH12_COLS + 1
+    ragged = [columns_of(ragged_cols, CH12_GPUS, rank)[1] for rank in range(CH12_GPUS)]
+    paragraph(fig, 262, top + 32, [
+        "columns_of(cols, ranks, rank): rank r holds [first, first + count) of every row,",
+        f"here {columns_of(CH12_COLS, CH12_GPUS, 0)[1]} each; weight and bias are sliced the "
+        "same way.",
+        f"Ragged: {ragged_cols} columns give {' + '.join(map(str, ragged))} (the first "
+        "cols % ranks ranks hold one more).",
+        "No GPU holds a whole row, so a row's statistics need every GPU's moments:",
+        "chapter 10's split row, with its parts on different GPUs and NCCL between the passes.",
+        "One process drives every GPU: a communicator and a stream each (ncclCommInitAll).",
+    ], leading=18)
+
+
+def exchange_panel(fig, top):
+    """(b) Each GPU's pass 1 writes a column of moments; NCCL exchanges them; pass 2."""
+    share = columns_of(CH12_COLS, CH12_GPUS, 0)[1]
+    moment_bytes = CH12_ROWS * MOMENT_BYTES
+    heading(fig, top, f"(b) Pass 1, the exchange ({MOMENT_BYTES} bytes a row), pass 2: chapter "
+            "10's split kernels")
+    lane_top, lane_gap, lane_h = top + 36, 92, 40
+    nccl_x, nccl_w = 372, 190
+    for rank in range(CH12_GPUS):
+        y = lane_top + rank * lane_gap
+        colour = THREAD[1 + 2 * rank]
+        fig.rect(20, y, 100, lane_h, fill=MEMORY, stroke=colour, width=2)
+        for i, words in enumerate([f"x on GPU {rank}", f"{CH12_ROWS} x {share}"]):
+            fig.text(70, y + 17 + 14 * i, words, size=11, anchor="middle")
+        box_lines(fig, 160, y, 110, lane_h, ["pass 1:", "split_moments"], REGISTER)
+        fig.line(120, y + 20, 158, y + 20, arrow=True)
+        fig.text(124, y + 34, "read 1", size=10, fill="#555")
+        # The moments: one (count, mean, M2) a row, a column of them.
+        for r in range(8):
+            fig.rect(298, y + r * lane_h / 8, 22, lane_h / 8, fill=MEMORY, stroke=colour,
+                     width=0.6)
+        fig.line(270, y + 20, 296, y + 20, arrow=True)
+        fig.text(309, y + lane_h + 12, f"{moment_bytes:,} B", size=9, anchor="middle",
+                 fill="#555")
+        fig.line(320, y + 20, nccl_x - 2, y + 20, arrow=True)
+        box_lines(fig, 600, y, 110, lane_h, ["pass 2: merge,", "normalise slice"], REGISTER)
+        fig.line(nccl_x + nccl_w, y + 20, 598, y + 20, arrow=True)
+        fig.rect(728, y + 6, 26, 28, fill=MEMORY, stroke=colour, width=2)
+        fig.text(741, y + 24, "y", size=11, anchor="middle")
+        fig.line(710, y + 20, 726, y + 20, arrow=True)
+        # The second read of the slice, around the lane on the side away from the other GPU's.
+        edge, outside = (y, y - 14) if rank == 0 else (y + lane_h, y + lane_h + 14)
+        fig.line(70, edge, 70, outside, stroke=GREY)
+        fig.line(70, outside, 655, outside, stroke=GREY)
+        fig.line(655, outside, 655, edge + (outside - edge) / 7, stroke=GREY, arrow=True)
+        fig.text(520, outside + (-4 if rank == 0 else 12), "read 2: the slice again", size=10,
+                 anchor="middle", fill="#555")
+    nccl_h = lane_gap * (CH12_GPUS - 1) + lane_h
+    fig.rect(nccl_x, lane_top, nccl_w, nccl_h, fill=NETWORK)
+    lines = [("NCCL, one group call", "bold"),
+             ("RMSNorm: all-reduce (sum)", "normal"),
+             (f"of {3 * CH12_ROWS:,} floats", "normal"),
+             ("LayerNorm: all-gather, rank", "normal"),
+             ("by rank; each GPU merges", "normal"),
+             ("them in rank order", "normal")]
+    for i, (words, weight) in enumerate(lines):
+        fig.text(nccl_x + nccl_w / 2, lane_top + 18 + 16 * i, words, size=11, anchor="middle",
+                 weight=weight)
+    slice_bytes = CH12_ROWS * share * BF16_BYTES
+    whole_bytes = 2 * CH12_ROWS * CH12_COLS * BF16_BYTES
+    paragraph(fig, 20, lane_top + nccl_h + 46, [
+        f"A GPU moves its slice ({slice_bytes / 1e6:.1f} MB) three times: read, read, write "
+        f"({3 * slice_bytes / 1e6:.1f} MB); one GPU with the whole",
+        f"tensor reads it and writes it once ({whole_bytes / 1e6:.1f} MB). The exchange is "
+        f"{moment_bytes:,} B a GPU: its time is NCCL's latency, not bandwidth."])
+
+
+def overlap_panel(fig, top):
+    """(c) Part 3, schematic: the GEMM on the raw slice runs while the moments travel."""
+    heading(fig, top, "(c) The next projection's GEMM on the raw slice hides the exchange "
+            "(schematic, not to scale)")
+    # Lengths in arbitrary units, only their order matters: the GEMM outlasts the exchange.
+    moments, exchange, rstd, normalise, gemm, scale = 50, 45, 28, 80, 280, 80
+    x0, unit, bar = 140, 1.25, 22
+
+    def bars(y, stages):
+        x = x0
+        for label, length, fill in stages:
+            if label:
+                fig.box(x, y, length * unit, bar, label, fill=fill, size=10)
+            x += length * unit
+        return x
+
+    y = top + 22
+    fig.text(20, y + 15, "normalise first", size=11)
+    end = bars(y, [("moments", moments, REGISTER), ("all-reduce", exchange, NETWORK),
+                   ("normalise", normalise, REGISTER), ("GEMM: (X̂ ⊙ g) · W", gemm, LIGHT)])
+    fig.text(end + 4, y + 15, "end", size=10, fill="#555")
+    y_compute, y_comm = top + 72, top + 112
+    fig.text(20, y_compute + 15, "overlapped: compute", size=11)
+    fig.text(20, y_comm + 15, "overlapped: comm", size=11)
+    start = bars(y_compute, [("moments", moments, REGISTER)])
+    gemm_end = bars(y_compute, [(None, moments, None), ("GEMM: X · W* (raw slice)", gemm, LIGHT)])
+    end = bars(y_compute, [(None, moments + gemm, None), ("scale rows", scale, REGISTER)])
+    fig.text(end + 4, y_compute + 15, "end", size=10, fill="#555")
+    rstd_end = bars(y_comm, [(None, moments, None), ("all-reduce", exchange, NETWORK),
+                             ("1/RMS", rstd, REGISTER)])
+    fig.line(start, y_compute + bar, start, y_comm - 1, stroke=BARRIER, arrow=True)
+    fig.text(start + 4, y_comm - 6, "event: moments written", size=9, fill=BARRIER)
+    fig.line(rstd_end, y_comm, gemm_end, y_compute + bar + 1, stroke=BARRIER, dash="4,3",
+             arrow=True)
+    fig.text(rstd_end + 8, y_comm + 15, "event: 1/RMS ready; scale rows waits for it", size=9,
+             fill=BARRIER)
+    paragraph(fig, 20, top + 160, [
+        "Every GPU computes P = X · W* (W* = diag(g) · W, chapter 11) while the moments travel, "
+        "then scales row m of P",
+        "by 1 / RMS_m, the same factor on every GPU, so it commutes with the row-parallel layer's "
+        "sum of P over the GPUs.",
+        "The exchange leaves the critical path while the GEMM outlasts it; scale rows moves M·N "
+        "values where normalise moves M·K/G."])
+
+
+def ch12_across_gpus():
+    """A row split across GPUs: where it lives, the exchange between the passes, the overlap."""
+    fig = Figure(680, "Chapter 12: a row split across GPUs, its moments exchanged through NCCL")
+    for panel, top in ((sharded_matrix_panel, 20), (exchange_panel, 210), (overlap_panel, 470)):
+        panel(fig, top)
+    return fig
+
+
 FIGURES = {
     "ch00_idea.svg": ch00_roofline,
     "ch01_idea.svg": ch01_thread_per_row,
@@ -791,6 +961,7 @@ FIGURES = {
     "ch09_idea.svg": ch09_every_width,
     "ch10_idea.svg": ch10_huge_rows,
     "ch11_idea.svg": ch11_flashnorm,
+    "ch12_idea.svg": ch12_across_gpus,
 }
 
 

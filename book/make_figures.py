@@ -11,6 +11,8 @@ RESULTS_DIR (book/results) may hold, all optional:
   bench*.json                      normlab_bench --benchmark_out_format=json output, one file a
                                    run (e.g. bench-fp32.json, bench-bf16.json)
   torch_comparison.json            bench/compare_torch.py output
+  ch12.json                        `ch12_across_gpus --json` output; its "overlap" entries'
+                                   timelines (each bar: rank, stream, stage, start_us, end_us)
 
 OUT_DIR receives, whatever RESULTS_DIR holds:
   chNN_results.html                that chapter's kernels (NN: each chapter of course.json); or a
@@ -18,6 +20,9 @@ OUT_DIR receives, whatever RESULTS_DIR holds:
   performance_results.html         every measured shape: a bar chart and a table each
   torch_comparison.html            normlab next to PyTorch
   ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
+  ch12_timeline.html               rank 0's two streams in chapter 12's overlapped step (the
+                                   first entry with the most tokens), or a line saying none is
+                                   committed
   ladder_<op>_<rows>x<cols>[_<dtype>].svg  % of copy roof per kernel (no suffix for fp32); the
                                    headline charts in HEADLINE_CHARTS are always written, as a
                                    placeholder when their shape has no results.
@@ -26,6 +31,7 @@ Python standard library only.
 """
 import html
 import json
+import math
 import re
 import statistics
 import sys
@@ -481,6 +487,96 @@ def shifted_page(results):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- chapter 12's overlapped step
+
+CH12_RESULTS = "ch12.json"
+# The two streams of a rank, top to bottom, and the colours of the stages the program names
+# (draw_ideas.py's for the same roles); a stage not listed here is drawn grey.
+TIMELINE_LANES = ("compute", "comm")
+STAGE_COLOURS = {"moments": "#fdd0a2", "GEMM": "#d9d9d9", "all-reduce": "#dadaeb",
+                 "1/RMS": "#c7e9c0", "scale rows": "#fdae6b"}
+LANE_LABEL_WIDTH = 110
+LANE_HEIGHT = 34
+
+
+def tick_step(span):
+    """A round step (1, 2 or 5 times a power of ten) that cuts @p span into 4 to 10 pieces."""
+    step = 10.0 ** math.floor(math.log10(span))
+    for factor in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0):
+        if span / (step * factor) <= 10:
+            return step * factor
+    return step * 10
+
+
+def overlap_timeline(data, source):
+    """Rank 0's bars of the first "overlap" entry with the most tokens, one lane a stream, as
+    an SVG document; None when @p data has no overlap entry."""
+    entries = data.get("overlap") or []
+    if not entries:
+        return None
+    entry = max(entries, key=lambda e: e["tokens"])  # max keeps the first of equals
+    bars = [b for b in entry["timeline"] if b["rank"] == 0]
+    shape = f"{entry['tokens']} tokens, {entry['k']} -> {entry['n']}, {entry['ranks']} GPUs"
+    if not bars:
+        sys.exit(f"make_figures: {source}: the overlap entry of {shape} has no bars of rank 0")
+    for bar in bars:
+        if bar["stream"] not in TIMELINE_LANES:
+            sys.exit(f"make_figures: {source}: stream {bar['stream']!r} is none of "
+                     f"{', '.join(TIMELINE_LANES)}")
+    start = min(b["start_us"] for b in bars)
+    span = max(b["end_us"] for b in bars) - start
+    plot_width = CHART_WIDTH - LANE_LABEL_WIDTH - 30
+    x_of = lambda us: LANE_LABEL_WIDTH + plot_width * (us - start) / span
+    body = []
+    for lane, stream in enumerate(TIMELINE_LANES):
+        y = TOP + lane * (LANE_HEIGHT + 10)
+        body.append(svg_text(LANE_LABEL_WIDTH - 8, y + 21, f"{stream} stream", size=11,
+                             anchor="end"))
+        for bar in (b for b in bars if b["stream"] == stream):
+            x, width = x_of(bar["start_us"]), x_of(bar["end_us"]) - x_of(bar["start_us"])
+            colour = STAGE_COLOURS.get(bar["stage"], "#bbb")
+            body.append(f'<rect x="{x:.1f}" y="{y}" width="{max(width, 1.0):.1f}" '
+                        f'height="{LANE_HEIGHT}" fill="{colour}" stroke="#222" '
+                        'stroke-width="0.5"/>')
+            if width > 7 * len(bar["stage"]) + 6:
+                body.append(svg_text(x + width / 2, y + 21, bar["stage"], size=11,
+                                     anchor="middle"))
+    axis_y = TOP + len(TIMELINE_LANES) * (LANE_HEIGHT + 10)
+    step = tick_step(span)
+    tick = 0.0
+    while tick <= span * (1 + 1e-9):
+        x = x_of(start + tick)
+        body.append(f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{axis_y}" '
+                    'stroke="#999" stroke-dasharray="3,3"/>')
+        body.append(svg_text(x, axis_y + 14, f"{tick:g}", size=10, anchor="middle", fill="#555"))
+        tick += step
+    body.append(svg_text(LANE_LABEL_WIDTH, axis_y + 30, "µs from the step's first stage; "
+                         "each bar's stage and time:", size=11, fill="#555"))
+    y = axis_y + 48
+    for bar in sorted(bars, key=lambda b: b["start_us"]):
+        body.append(f'<rect x="{LANE_LABEL_WIDTH}" y="{y - 10}" width="12" height="12" '
+                    f'fill="{STAGE_COLOURS.get(bar["stage"], "#bbb")}" stroke="#222" '
+                    'stroke-width="0.5"/>')
+        body.append(svg_text(LANE_LABEL_WIDTH + 18, y, f"{bar['stage']} ({bar['stream']}): "
+                             f"{bar['start_us'] - start:.1f} to {bar['end_us'] - start:.1f} µs, "
+                             f"{bar['end_us'] - bar['start_us']:.1f} µs", size=11))
+        y += 16
+    where = ", ".join(str(data[key]) for key in ("gpu", "date") if data.get(key))
+    subtitle = f"{where or 'GPU not recorded'}; rank 0's bars from {source}"
+    return svg_document(y + 4, f"Chapter 12, the overlapped step on rank 0: {shape}", subtitle,
+                        body)
+
+
+def timeline_page(results):
+    """Chapter 12's measured timeline as a fragment with the SVG inline, or a line saying it is
+    not measured yet."""
+    path = results / CH12_RESULTS
+    chart = overlap_timeline(load_json(path), CH12_RESULTS) if path.exists() else None
+    if chart is None:
+        return no_results("chapter 12's overlapped step")
+    return f'<div class="normlab-chart">{chart}</div>'
+
+
 # ---------------------------------------------------------------- sample output
 
 
@@ -505,22 +601,23 @@ def sample_page(results, name):
 # ---------------------------------------------------------------- main
 
 
-def has_page(chapter):
-    """Whether the book has a page for @p chapter: only those get a results fragment."""
-    return any(PAGES.glob(f"ch{chapter:02d}-*.md"))
+def has_page(chapter, pages):
+    """Whether @p pages holds a page for @p chapter: only those get a results fragment."""
+    return any(pages.glob(f"ch{chapter:02d}-*.md"))
 
 
-def make(results, out):
+def make(results, out, pages=PAGES):
     out.mkdir(parents=True, exist_ok=True)
     tours = read_tours(results)
     known_ops = {r.kernel: r.op for r in tours.rows} if tours else {}
     runs = ([tours] if tours else []) + read_benches(results, known_ops)
-    for chapter in [c for c in CHAPTERS if has_page(c)]:
+    for chapter in [c for c in CHAPTERS if has_page(c, pages)]:
         (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
     (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
     (out / "ch03_block_sizes.html").write_text(block_sweep_page(results) + "\n")
     (out / "ch05_shifted.html").write_text(shifted_page(results) + "\n")
+    (out / "ch12_timeline.html").write_text(timeline_page(results) + "\n")
     for name in SAMPLES:
         (out / name).write_text(sample_page(results, name) + "\n")
     problems = problems_in(runs)
@@ -541,7 +638,10 @@ def self_test():
         results.mkdir()
         make(results, out)
         assert "No measured results" in (out / "ch04_results.html").read_text()
-        assert not any(out.glob("ch12_*")), "a fragment for a chapter without a page"
+        pageless = Path(scratch, "pageless")
+        make(results, pageless, pages=Path(scratch, "no pages"))
+        assert not any(pageless.glob("ch*_results.html")), "a fragment for a chapter without a page"
+        assert "No measured results" in (out / "ch12_timeline.html").read_text()
         assert "No measured results" in (out / "ladder_rmsnorm_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ladder_all_2048x8192.svg").read_text()
         assert "No measured results" in (out / "ch03_block_sizes.html").read_text()
@@ -565,6 +665,30 @@ def self_test():
         (shifted / "ch05_layernorm_sum_of_squares-mean1e4.json").unlink()
         (shifted / "run.json").unlink()
         shifted.rmdir()
+
+        bar = lambda rank, stream, stage, start, end: dict(rank=rank, stream=stream, stage=stage,
+                                                          start_us=start, end_us=end)
+        step = lambda tokens, bars: dict(tokens=tokens, k=64, n=32, ranks=2, timeline=bars)
+        (results / "ch12.json").write_text(json.dumps({"gpu": "Pair GPU", "overlap": [
+            step(16, [bar(0, "compute", "few tokens", 0.0, 5.0)]),
+            step(512, [bar(1, "compute", "rank 1 only", 100.0, 160.0),
+                       bar(0, "compute", "moments", 100.0, 110.0),
+                       bar(0, "compute", "GEMM", 110.0, 150.0),
+                       bar(0, "comm", "all-reduce", 110.0, 122.5),
+                       bar(0, "comm", "<rstd>", 122.5, 124.0)]),
+            step(512, [bar(0, "compute", "second of equals", 0.0, 1.0)])]}))
+        make(results, out)
+        timeline = (out / "ch12_timeline.html").read_text()
+        assert "512 tokens, 64 -&gt; 32, 2 GPUs" in timeline and "Pair GPU" in timeline, timeline
+        assert "moments (compute): 0.0 to 10.0 µs, 10.0 µs" in timeline, timeline
+        assert "all-reduce (comm): 10.0 to 22.5 µs, 12.5 µs" in timeline, timeline
+        assert "&lt;rstd&gt;" in timeline and "comm stream" in timeline, timeline
+        for absent in ("rank 1 only", "few tokens", "second of equals", "No measured"):
+            assert absent not in timeline, absent
+        (results / "ch12.json").write_text(json.dumps({"overlap": []}))
+        make(results, out)
+        assert "No measured results" in (out / "ch12_timeline.html").read_text()
+        (results / "ch12.json").unlink()
 
         kernel = lambda name, ch, op, ms, extra: dict(
             name=name, chapter=ch, op=op, case="c", passed=True, median_ms=ms, min_ms=ms,
