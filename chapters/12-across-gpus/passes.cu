@@ -38,6 +38,11 @@ __device__ inline int lane() {
 }
 
 // [passes]
+// A lane loads kBatch chunks of its row before it uses any: a store into y (or h) might alias x
+// as far as the compiler knows, so a load written after a store is not moved before it, and
+// chunk by chunk each lane would have one load in flight.
+constexpr int kBatch = 4;
+
 // Pass 1: the moments of each row's slice (add + norm: h = x + r, stored here and read back by
 // pass 2), lane 0 writing them into the exchange buffer.
 template <typename T, typename P, bool kCentre, bool kAdd>
@@ -47,12 +52,19 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t r = first_row(); r < t.rows; r += row_step()) {
     const auto row = ch07::row_of<false>(t, r);
     device::Moments m{};
-#pragma unroll 4
-    for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
-      const std::int64_t first = chunk_start(c, kWidth, row.lead);
-      Vector<T> h = device::load_chunk<false>(row.x, first, t.cols, true);
-      if constexpr (kAdd) h = ch07::add_residual(t, row, first, h);
-      m = ch10::add_chunk<kCentre, false>(m, h, first, t.cols);
+    for (std::int64_t base = lane(); base < row.chunks; base += kBatch * kWarpSize) {
+      Vector<T> h[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
+        h[b] = device::load_chunk<false>(row.x, first, t.cols, true);
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
+        if constexpr (kAdd) h[b] = ch07::add_residual(t, row, first, h[b]);
+        m = ch10::add_chunk<kCentre, false>(m, h[b], first, t.cols);
+      }
     }
     m = ch10::warp_merge(m);
     if (lane() == 0) moments[r] = m;
@@ -73,11 +85,18 @@ __global__ void __launch_bounds__(kThreads)
         ch10::merge_parts(exchanged.moments + r, exchanged.parts, exchanged.part_stride);
     const ch07::Statistics s = ch10::statistics_of<kCentre>(m, exchanged.cols, t.eps);
     ch07::write_statistics(t, r, s, kCentre, {lane(), kWarpSize});
-#pragma unroll 4
-    for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
-      const std::int64_t first = chunk_start(c, kWidth, row.lead);
-      ch07::normalise_and_store(t, row, first, s,
-                                device::load_chunk<false>(source, first, t.cols, source_aligned));
+    for (std::int64_t base = lane(); base < row.chunks; base += kBatch * kWarpSize) {
+      Vector<T> h[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
+        h[b] = device::load_chunk<false>(source, first, t.cols, source_aligned);
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
+        ch07::normalise_and_store(t, row, first, s, h[b]);
+      }
     }
   }
 }
