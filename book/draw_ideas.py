@@ -833,7 +833,7 @@ def sharded_matrix_panel(fig, top):
         f"Ragged: {ragged_cols} columns give {' + '.join(map(str, ragged))} (the first "
         "cols % ranks ranks hold one more).",
         "No GPU holds a whole row, so a row's statistics need every GPU's moments:",
-        "chapter 10's split row, with its parts on different GPUs and NCCL between the passes.",
+        "chapter 10's split row, its parts on different GPUs and NCCL between the passes.",
         "One process drives every GPU: a communicator and a stream each (ncclCommInitAll).",
     ], leading=18)
 
@@ -842,8 +842,8 @@ def exchange_panel(fig, top):
     """(b) Each GPU's pass 1 writes a column of moments; NCCL exchanges them; pass 2."""
     share = columns_of(CH12_COLS, CH12_GPUS, 0)[1]
     moment_bytes = CH12_ROWS * MOMENT_BYTES
-    heading(fig, top, f"(b) Pass 1, the exchange ({MOMENT_BYTES} bytes a row), pass 2: chapter "
-            "10's split kernels")
+    heading(fig, top, f"(b) Pass 1, the exchange ({MOMENT_BYTES} bytes a row), pass 2: a warp a "
+            "row of the slice")
     lane_top, lane_gap, lane_h = top + 36, 92, 40
     nccl_x, nccl_w = 372, 190
     for rank in range(CH12_GPUS):
@@ -852,7 +852,7 @@ def exchange_panel(fig, top):
         fig.rect(20, y, 100, lane_h, fill=MEMORY, stroke=colour, width=2)
         for i, words in enumerate([f"x on GPU {rank}", f"{CH12_ROWS} x {share}"]):
             fig.text(70, y + 17 + 14 * i, words, size=11, anchor="middle")
-        box_lines(fig, 160, y, 110, lane_h, ["pass 1:", "split_moments"], REGISTER)
+        box_lines(fig, 160, y, 110, lane_h, ["pass 1:", "slice_moments"], REGISTER)
         fig.line(120, y + 20, 158, y + 20, arrow=True)
         fig.text(124, y + 34, "read 1", size=10, fill="#555")
         # The moments: one (count, mean, M2) a row, a column of them.
@@ -882,7 +882,7 @@ def exchange_panel(fig, top):
              (f"of {3 * CH12_ROWS:,} floats", "normal"),
              ("LayerNorm: all-gather, rank", "normal"),
              ("by rank; each GPU merges", "normal"),
-             ("them in rank order", "normal")]
+             ("them in a fixed order", "normal")]
     for i, (words, weight) in enumerate(lines):
         fig.text(nccl_x + nccl_w / 2, lane_top + 18 + 16 * i, words, size=11, anchor="middle",
                  weight=weight)

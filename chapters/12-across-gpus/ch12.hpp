@@ -88,7 +88,7 @@ void partial_moments(Op op, const Shard<T, P>& shard, cudaStream_t stream);
 /// The exchange, every rank's enqueued on its stream: RMSNorm's moments about zero merge by
 /// adding them field by field, so NCCL all-reduces them (sum); LayerNorm's (count, mean, M2)
 /// merge by Chan's formula, which is no sum NCCL offers, so NCCL all-gathers them, rank after
-/// rank, and every rank merges them itself in rank order. @p exchange one buffer a rank;
+/// rank, and every rank merges them itself in the same fixed order. @p exchange one buffer a rank;
 /// @p streams one a rank, or none for the group's.
 void exchange_moments(Op op, const Group& group, const std::vector<void*>& exchange,
                       std::int64_t rows, const std::vector<cudaStream_t>& streams = {});

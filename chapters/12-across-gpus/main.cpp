@@ -30,7 +30,7 @@ constexpr const char* kUsage =
     "                        [--tokens T] [--n N] [--no-linear] [--quick] [--json FILE]\n"
     "Each row's columns split across G GPUs (one process, one NCCL communicator a GPU): each\n"
     "GPU reduces its slice to moments, NCCL exchanges them (RMSNorm: all-reduce; LayerNorm:\n"
-    "all-gather, merged in rank order), each GPU normalises its slice. Every rank is checked\n"
+    "all-gather, merged in a fixed order), each GPU normalises its slice. Every rank is checked\n"
     "against float64, then timed beside normlab::run doing the whole tensor on GPU 0.\n"
     "Then Y = rmsnorm(X) · W with W split by rows (tensor parallelism's row-parallel layer),\n"
     "fp16: normalise first, deferred (chapter 11), and deferred with the all-reduce on a\n"
