@@ -10,6 +10,7 @@ endif()
 # over every GPU against float64, the same bits from run to run, the norm -> linear's schedules.
 normlab_add_test(NAME test_ch12_nccl KIND multigpu SOURCES gpu/test_ch12_nccl.cpp
   LIBRARIES normlab_ch12 normlab_grading LABELS ch12)
+target_include_directories(test_ch12_nccl PRIVATE gpu)  # ch12_shares.hpp, shared with test_ch12
 
 # CPU: columns_of on both sides of every boundary, exchange_bytes, refusals before any launch.
 normlab_add_test(NAME test_ch12_columns KIND cpu SOURCES cpu/test_ch12_columns.cpp

@@ -147,35 +147,17 @@ LinearResult measure_linear(const Group& group, std::int64_t tokens, std::int64_
   const int ranks = group.size();
   LinearResult result{.tokens = tokens, .k_cols = k_cols, .n_cols = n_cols, .ranks = ranks};
   const ch11::Problem p = ch11::random_problem(tokens, k_cols, n_cols, seed);
-  const std::vector<std::int64_t> rows_checked = ch11::sample_rows(tokens, 16);
-  std::vector<LinearShare> shares;
-  std::vector<LinearShard> shards;
-  std::vector<ch11::Reference> references;
-  for (int rank = 0; rank < ranks; ++rank) {
-    const Columns c = columns_of(k_cols, ranks, rank);
-    group.use(rank);
-    shares.push_back(linear_share(p, c));
-    shards.push_back(shares.back().shard());
-    references.push_back(ch11::reference(p, rows_checked, c.first, c.count));
-  }
+  LinearShares linear = linear_shares(group, p, ch11::sample_rows(tokens, 16));
+  const std::vector<LinearShard>& shards = linear.shards;
   ShardedNormLinear layer(group, tokens, k_cols, n_cols, p.eps);
 
   std::ostringstream verdict;
   result.passed = true;
-  std::vector<__half> y(static_cast<std::size_t>(tokens * n_cols));
   for (Schedule schedule : {Schedule::normalise_first, Schedule::deferred, Schedule::overlapped}) {
+    const std::vector<ch11::Verdict> verdicts = check_step(group, layer, schedule, linear);
     for (int rank = 0; rank < ranks; ++rank) {
-      group.use(rank);
-      shares[rank].y.poison(group.stream(rank));
-    }
-    layer.run(schedule, shards);
-    group.synchronize();
-    for (int rank = 0; rank < ranks; ++rank) {
-      group.use(rank);
-      shares[rank].y.download(y.data());
-      const ch11::Verdict v = ch11::compare(references[rank], y, n_cols, k_cols);
-      result.passed = result.passed && v.passed;
-      verdict << name_of(schedule) << ", rank " << rank << ": " << v.report << "\n";
+      result.passed = result.passed && verdicts[rank].passed;
+      verdict << name_of(schedule) << ", rank " << rank << ": " << verdicts[rank].report << "\n";
     }
   }
   result.verdict = verdict.str();
@@ -192,7 +174,7 @@ LinearResult measure_linear(const Group& group, std::int64_t tokens, std::int64_
         group, [&] { layer.run(Schedule::overlapped, shards); }, plan);
     result.timeline = layer.timeline(Schedule::overlapped, shards);
   }
-  release(group, shares);
+  release(group, linear.shares);
   return result;
 }
 

@@ -61,6 +61,9 @@ RankShare share_of(const Case& c, const HostTensors& inputs, const HostTensors& 
   }
   share.exchange = DeviceBuffer<unsigned char>(
       std::max<std::size_t>(16, exchange_bytes(c.op, c.shape.rows, ranks)));
+  // The uploads and the poison ran on the default stream, which the group's streams (created
+  // non-blocking) do not wait for: done before any of them reads or writes these buffers.
+  NORMLAB_CHECK(cudaDeviceSynchronize());
   return share;
 }
 
@@ -96,8 +99,7 @@ DeviceBuffer<T> on_device(const std::vector<T>& host) {
   return buffer;
 }
 
-}  // namespace
-
+// The share of @p p of the rank whose columns of X (rows of W) are @p c, on the current GPU.
 LinearShare linear_share(const ch11::Problem& p, Columns c) {
   const std::int64_t n = p.n_cols;
   std::vector<__half> x(static_cast<std::size_t>(p.rows * c.count));
@@ -105,9 +107,45 @@ LinearShare linear_share(const ch11::Problem& p, Columns c) {
     std::copy_n(p.x.begin() + r * p.k_cols + c.first, c.count, x.begin() + r * c.count);
   const std::vector<__half> g(p.g.begin() + c.first, p.g.begin() + c.first + c.count);
   const std::vector<__half> w(p.w.begin() + c.first * n, p.w.begin() + (c.first + c.count) * n);
-  return {on_device(x), on_device(g), on_device(w),
-          on_device(ch11::fold_weights_fp16(g, w, c.count, n)),
-          DeviceBuffer<__half>(static_cast<std::size_t>(p.rows * n))};
+  LinearShare share{on_device(x), on_device(g), on_device(w),
+                    on_device(ch11::fold_weights_fp16(g, w, c.count, n)),
+                    DeviceBuffer<__half>(static_cast<std::size_t>(p.rows * n))};
+  // As in share_of: the uploads done before the group's streams read them.
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+  return share;
+}
+
+}  // namespace
+
+LinearShares linear_shares(const Group& group, const ch11::Problem& p,
+                           const std::vector<std::int64_t>& rows_checked) {
+  LinearShares linear{.k_cols = p.k_cols, .n_cols = p.n_cols};
+  for (int rank = 0; rank < group.size(); ++rank) {
+    const Columns c = columns_of(p.k_cols, group.size(), rank);
+    group.use(rank);
+    linear.shares.push_back(linear_share(p, c));
+    linear.shards.push_back(linear.shares.back().shard());
+    linear.references.push_back(ch11::reference(p, rows_checked, c.first, c.count));
+  }
+  return linear;
+}
+
+std::vector<ch11::Verdict> check_step(const Group& group, ShardedNormLinear& layer,
+                                      Schedule schedule, LinearShares& linear) {
+  for (int rank = 0; rank < group.size(); ++rank) {
+    group.use(rank);
+    linear.shares[rank].y.poison(group.stream(rank));
+  }
+  layer.run(schedule, linear.shards);
+  group.synchronize();
+  std::vector<ch11::Verdict> verdicts;
+  for (int rank = 0; rank < group.size(); ++rank) {
+    group.use(rank);
+    std::vector<__half> y(linear.shares[rank].y.size());
+    linear.shares[rank].y.download(y.data());
+    verdicts.push_back(ch11::compare(linear.references[rank], y, linear.n_cols, linear.k_cols));
+  }
+  return verdicts;
 }
 
 }  // namespace normlab::ch12

@@ -63,8 +63,23 @@ struct LinearShare {
   LinearShard shard() const { return {x.data(), g.data(), w.data(), w_folded.data(), y.data()}; }
 };
 
-/// The share of @p p held by the rank whose columns of X (rows of W) are @p c, on the current
-/// GPU: x's columns, g's and W's rows, W* folded from them, y unset.
-LinearShare linear_share(const ch11::Problem& p, Columns c);
+/// Every rank's share of a norm -> linear problem, each on its GPU, and the float64 reference
+/// of each rank's partial product on the rows checked.
+struct LinearShares {
+  std::int64_t k_cols = 0, n_cols = 0;
+  std::vector<LinearShare> shares;
+  std::vector<LinearShard> shards;
+  std::vector<ch11::Reference> references;
+};
+
+/// The shares of @p p over @p group (x's columns and W's rows split by columns_of), y unset,
+/// with the references of rows @p rows_checked.
+LinearShares linear_shares(const Group& group, const ch11::Problem& p,
+                           const std::vector<std::int64_t>& rows_checked);
+
+/// One step of @p schedule on every rank of @p layer, each rank's y poisoned first, then each
+/// rank's y against its reference.
+std::vector<ch11::Verdict> check_step(const Group& group, ShardedNormLinear& layer,
+                                      Schedule schedule, LinearShares& linear);
 
 }  // namespace normlab::ch12

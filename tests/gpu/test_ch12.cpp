@@ -17,6 +17,7 @@
 
 #include "ch10.cuh"
 #include "ch12.hpp"
+#include "ch12_shares.hpp"
 #include "grading.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
@@ -48,26 +49,7 @@ namespace {
 
 using namespace normlab;
 using namespace normlab::ch12;
-
-constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
-
-struct DTypes {
-  DType dtype, weight_dtype;
-};
-// Every pairing chapter 07 takes: parameters in the activations' dtype or in fp32.
-constexpr DTypes kPairings[] = {{DType::f32, DType::f32},
-                                {DType::f16, DType::f16},
-                                {DType::f16, DType::f32},
-                                {DType::bf16, DType::bf16},
-                                {DType::bf16, DType::f32}};
-
-Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-  Case c = default_case(op, rows, cols, d.dtype);
-  c.shape.weight_dtype = d.weight_dtype;
-  c.statistics = true;
-  c.input.seed = seed;
-  return c;
-}
+using namespace normlab::ch12_shares;
 
 // Bytes of a rank's own moments, at the start of its exchange buffer: the whole buffer of one
 // rank's RMSNorm.
@@ -311,25 +293,6 @@ TEST_CASE("known wrong: a pass 2 that merges one rank's moments fails from 2 ran
   }
 }
 
-namespace {
-
-// The device memory of @p share's results and its exchange buffer, all still poison.
-bool untouched(const Case& c, const RankShare& share) {
-  std::vector<const DeviceBuffer<unsigned char>*> buffers{&share.exchange};
-  for (const TensorSpec& spec : tensors_of(c.op))
-    if (present(spec, c) && spec.role != Role::input)
-      buffers.push_back(&share.tensors[static_cast<int>(spec.tensor)]);
-  for (const DeviceBuffer<unsigned char>* buffer : buffers) {
-    std::vector<unsigned char> bytes(buffer->bytes());
-    buffer->download(bytes.data());
-    for (unsigned char b : bytes)
-      if (b != kPoisonByte) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 TEST_CASE("ch12 on one NCCL rank: the sharded norm end to end", "[ch12]") {
   const Group group(1);
   REQUIRE(group.size() == 1);
@@ -343,8 +306,6 @@ TEST_CASE("ch12 on one NCCL rank: the sharded norm end to end", "[ch12]") {
         std::vector<RankShare> shares;
         group.use(0);
         shares.push_back(share_of(c, inputs, results, columns_of(cols, 1, 0), 1));
-        // The uploads ran on the default stream, which the group's stream does not wait for.
-        NORMLAB_CHECK(cudaDeviceSynchronize());
         sharded_norm(group, {shares[0].call}, {shares[0].exchange.data()}, cols);
         group.synchronize();
         CHECK(collect(c, shares, results, [&](int rank) { group.use(rank); }));
@@ -365,24 +326,18 @@ TEST_CASE("ch12 on one NCCL rank: the norm -> linear layer by every schedule", "
   };
   for (const Shape& s : {Shape{64, 1000, 257}, Shape{5, 1001, 33}}) {
     const ch11::Problem p = ch11::random_problem(s.tokens, s.k_cols, s.n_cols, 1200);
-    const ch11::Reference reference =
-        ch11::reference(p, ch11::sample_rows(s.tokens, 16), 0, s.k_cols);
-    group.use(0);
-    LinearShare share = linear_share(p, columns_of(s.k_cols, 1, 0));
-    NORMLAB_CHECK(cudaDeviceSynchronize());  // the uploads, before the group's stream reads them
-    ShardedNormLinear layer(group, s.tokens, s.k_cols, s.n_cols, p.eps);
-    std::vector<__half> y(static_cast<std::size_t>(s.tokens * s.n_cols));
-    for (Schedule schedule :
-         {Schedule::normalise_first, Schedule::deferred, Schedule::overlapped}) {
-      share.y.poison(group.stream(0));
-      layer.run(schedule, {share.shard()});
-      group.synchronize();
-      share.y.download(y.data());
-      const ch11::Verdict verdict = ch11::compare(reference, y, s.n_cols, s.k_cols);
-      INFO(name_of(schedule) << " " << s.tokens << " x " << s.k_cols << " -> " << s.n_cols << ": "
-                             << verdict.report);
-      CHECK(verdict.passed);
+    LinearShares linear = linear_shares(group, p, ch11::sample_rows(s.tokens, 16));
+    {
+      ShardedNormLinear layer(group, s.tokens, s.k_cols, s.n_cols, p.eps);
+      for (Schedule schedule :
+           {Schedule::normalise_first, Schedule::deferred, Schedule::overlapped}) {
+        const ch11::Verdict verdict = check_step(group, layer, schedule, linear).front();
+        INFO(name_of(schedule) << " " << s.tokens << " x " << s.k_cols << " -> " << s.n_cols << ": "
+                               << verdict.report);
+        CHECK(verdict.passed);
+      }
     }
+    release(group, linear.shares);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ch12.hpp"
+#include "ch12_shares.hpp"
 #include "grading.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
@@ -27,26 +28,7 @@ namespace {
 
 using namespace normlab;
 using namespace normlab::ch12;
-
-constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
-
-Case make_case(Op op, DType dtype, DType weight_dtype, std::int64_t rows, std::int64_t cols,
-               std::uint64_t seed) {
-  Case c = default_case(op, rows, cols, dtype);
-  c.shape.weight_dtype = weight_dtype;
-  c.statistics = true;
-  c.input.seed = seed;
-  return c;
-}
-
-// Waits for everything enqueued on each rank's GPU, the uploads on its default stream included
-// (the group's streams do not wait for that stream).
-void synchronize_devices(const Group& group) {
-  for (int rank = 0; rank < group.size(); ++rank) {
-    group.use(rank);
-    NORMLAB_CHECK(cudaDeviceSynchronize());
-  }
-}
+using namespace normlab::ch12_shares;
 
 // One case sharded over @p group: the inputs made once on the host, each rank's columns on its
 // GPU; run() poisons every rank's results, runs one step and gathers them.
@@ -59,11 +41,10 @@ class ShardedCase {
       group.use(rank);
       shares_.push_back(
           share_of(c, inputs_, results_, columns_of(c.shape.cols, ranks, rank), ranks));
-      shares_.back().exchange.poison();
+      shares_.back().exchange.poison(group.stream(rank));  // before the stages, which write it
       calls_.push_back(shares_.back().call);
       exchange_.push_back(shares_.back().exchange.data());
     }
-    synchronize_devices(group);
   }
   ~ShardedCase() { release(group_, shares_); }
   ShardedCase(const ShardedCase&) = delete;
@@ -78,7 +59,7 @@ class ShardedCase {
   bool run() {
     for (int rank = 0; rank < group_.size(); ++rank) {
       group_.use(rank);
-      for_each_result(shares_[rank], [&](DeviceBuffer<unsigned char>& result) {
+      for_each_result(case_, shares_[rank], [&](DeviceBuffer<unsigned char>& result) {
         result.poison(group_.stream(rank));
       });
     }
@@ -95,35 +76,16 @@ class ShardedCase {
   }
 
   /// Whether every rank's results and exchange buffer still hold nothing but poison.
-  bool untouched() {
+  bool untouched() const {
     bool poison = true;
     for (int rank = 0; rank < group_.size(); ++rank) {
       group_.use(rank);
-      poison = poison && all_poison(shares_[rank].exchange);
-      for_each_result(shares_[rank], [&](DeviceBuffer<unsigned char>& result) {
-        poison = poison && all_poison(result);
-      });
+      poison = poison && ch12_shares::untouched(case_, shares_[rank]);
     }
     return poison;
   }
 
  private:
-  // Calls @p visit with each of @p share's results.
-  template <typename Visit>
-  void for_each_result(RankShare& share, Visit&& visit) {
-    for (const TensorSpec& spec : tensors_of(case_.op))
-      if (present(spec, case_) && spec.role != Role::input)
-        visit(share.tensors[static_cast<int>(spec.tensor)]);
-  }
-
-  static bool all_poison(const DeviceBuffer<unsigned char>& buffer) {
-    std::vector<unsigned char> bytes(buffer.bytes());
-    buffer.download(bytes.data());
-    for (unsigned char b : bytes)
-      if (b != kPoisonByte) return false;
-    return true;
-  }
-
   const Group& group_;
   Case case_;
   HostTensors inputs_, results_;
@@ -136,7 +98,7 @@ class ShardedCase {
 
 TEST_CASE("ch12 over every GPU: every op, ragged and even splits, against float64",
           "[ch12][multigpu]") {
-  Group group(visible_gpus());
+  const Group group(visible_gpus());
   REQUIRE(group.size() >= 2);
   grading::Scorecard card;
   card.kernel = "ch12::sharded_norm over " + std::to_string(group.size()) + " GPUs";
@@ -157,24 +119,24 @@ TEST_CASE("ch12 over every GPU: every op, ragged and even splits, against float6
     for (DType dtype : {DType::bf16, DType::f32})
       for (std::int64_t cols : {31, 1025, 8191, 8192})
         for (std::int64_t rows : {1, 7, 300})
-          grade(make_case(op, dtype, dtype, rows, cols, seed++));
-    grade(make_case(op, DType::f16, DType::f32, 7, 4099, seed++));
+          grade(make_case(op, {dtype, dtype}, rows, cols, seed++));
+    grade(make_case(op, {DType::f16, DType::f32}, 7, 4099, seed++));
   }
   // The acceptance's shape: 16384 rows of 8192 bf16 columns.
-  grade(make_case(Op::rmsnorm, DType::bf16, DType::bf16, 16384, 8192, seed++));
-  grade(make_case(Op::layernorm, DType::bf16, DType::bf16, 16384, 8192, seed++));
+  grade(make_case(Op::rmsnorm, {DType::bf16, DType::bf16}, 16384, 8192, seed++));
+  grade(make_case(Op::layernorm, {DType::bf16, DType::bf16}, 16384, 8192, seed++));
   card.print(std::cout);
   INFO(card.failed_cases());
   CHECK(card.all_passed());
 }
 
 TEST_CASE("ch12 over every GPU: three runs give the same bits", "[ch12][multigpu]") {
-  Group group(visible_gpus());
+  const Group group(visible_gpus());
   REQUIRE(group.size() >= 2);
   std::uint64_t seed = 12200;
   for (Op op : kOps) {
     for (DType dtype : {DType::bf16, DType::f32}) {
-      const Case c = make_case(op, dtype, dtype, 300, 8191, seed++);
+      const Case c = make_case(op, {dtype, dtype}, 300, 8191, seed++);
       ShardedCase sharded(group, c);
       REQUIRE(sharded.run());
       const HostTensors first = sharded.results();
@@ -194,19 +156,20 @@ TEST_CASE("ch12 over every GPU: three runs give the same bits", "[ch12][multigpu
 
 TEST_CASE("ch12 over every GPU: shards with different rows are refused, no rank touched",
           "[ch12][multigpu]") {
-  Group group(visible_gpus());
+  const Group group(visible_gpus());
   REQUIRE(group.size() >= 2);
-  ShardedCase sharded(group, make_case(Op::add_layernorm, DType::bf16, DType::f32, 7, 1025, 12300));
+  ShardedCase sharded(group,
+                      make_case(Op::add_layernorm, {DType::bf16, DType::f32}, 7, 1025, 12300));
   sharded.calls()[1].rows -= 1;
   CHECK_THROWS_WITH(sharded_norm(group, sharded.calls(), sharded.exchange(), 1025),
                     Catch::Contains("'shards[1]'") && Catch::Contains("as many rows"));
-  synchronize_devices(group);
+  group.synchronize();  // the poison, enqueued on the group's streams
   CHECK(sharded.untouched());
 }
 
 TEST_CASE("ch12 over every GPU: the norm -> row-parallel linear, every schedule, every rank",
           "[ch12][multigpu]") {
-  Group group(visible_gpus());
+  const Group group(visible_gpus());
   REQUIRE(group.size() >= 2);
   const int ranks = group.size();
   struct Shape {
@@ -214,42 +177,25 @@ TEST_CASE("ch12 over every GPU: the norm -> row-parallel linear, every schedule,
   };
   for (const Shape& s : {Shape{64, 1000, 257}, Shape{300, 4096, 1024}}) {
     const ch11::Problem p = ch11::random_problem(s.tokens, s.k_cols, s.n_cols, 1210);
-    const std::vector<std::int64_t> rows_checked = ch11::sample_rows(s.tokens, 16);
-    std::vector<LinearShare> shares;
-    std::vector<LinearShard> shards;
-    std::vector<ch11::Reference> references;
-    for (int rank = 0; rank < ranks; ++rank) {
-      const Columns c = columns_of(s.k_cols, ranks, rank);
-      group.use(rank);
-      shares.push_back(linear_share(p, c));
-      shards.push_back(shares.back().shard());
-      references.push_back(ch11::reference(p, rows_checked, c.first, c.count));
-    }
-    synchronize_devices(group);
+    LinearShares linear = linear_shares(group, p, ch11::sample_rows(s.tokens, 16));
     {
       ShardedNormLinear layer(group, s.tokens, s.k_cols, s.n_cols, p.eps);
       std::vector<__half> y(static_cast<std::size_t>(s.tokens * s.n_cols));
       for (Schedule schedule :
            {Schedule::normalise_first, Schedule::deferred, Schedule::overlapped}) {
+        const std::vector<ch11::Verdict> verdicts = check_step(group, layer, schedule, linear);
         for (int rank = 0; rank < ranks; ++rank) {
-          group.use(rank);
-          shares[rank].y.poison(group.stream(rank));
-        }
-        layer.run(schedule, shards);
-        group.synchronize();
-        for (int rank = 0; rank < ranks; ++rank) {
-          group.use(rank);
-          shares[rank].y.download(y.data());
-          const ch11::Verdict verdict = ch11::compare(references[rank], y, s.n_cols, s.k_cols);
           INFO(name_of(schedule) << ", " << s.tokens << " x " << s.k_cols << " -> " << s.n_cols
-                                 << ", rank " << rank << ": " << verdict.report);
-          CHECK(verdict.passed);
+                                 << ", rank " << rank << ": " << verdicts[rank].report);
+          CHECK(verdicts[rank].passed);
           // The check tells the ranks apart: this rank's partial product is not the next's.
+          group.use(rank);
+          linear.shares[rank].y.download(y.data());
           const int next = (rank + 1) % ranks;
-          CHECK_FALSE(ch11::compare(references[next], y, s.n_cols, s.k_cols).passed);
+          CHECK_FALSE(ch11::compare(linear.references[next], y, s.n_cols, s.k_cols).passed);
         }
       }
     }
-    release(group, shares);
+    release(group, linear.shares);
   }
 }

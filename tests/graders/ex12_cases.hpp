@@ -105,6 +105,15 @@ inline std::int64_t moment_floats(std::int64_t rows) {
   return rows * ex12::kMomentFloats;
 }
 
+/// The elements of @p m from row @p first_row on that no longer hold the poison pattern.
+inline std::int64_t written_from(const HostMatrix& m, std::int64_t first_row) {
+  std::int64_t written = 0;
+  for (std::int64_t r = first_row; r < m.rows(); ++r)
+    for (std::int64_t col = 0; col < m.cols(); ++col)
+      written += m.is_poison(r, col) ? 0 : 1;
+  return written;
+}
+
 /// @p mean and @p rstd (rows + kGuardRows floats each, the guard poisoned before the kernels
 /// ran) against the float64 LayerNorm statistics of @p x, at the row-statistic tolerance; the
 /// guard rows must still be poison.
@@ -117,8 +126,7 @@ inline CaseResult compare_statistics(const SplitCase& c, const HostMatrix& x,
   for (const auto& [got, expected, what] :
        {std::tuple{&mean, &want.mean, "mean"}, std::tuple{&rstd, &want.rstd, "rstd"}}) {
     CompareReport report = compare_rows(*got, 0, *expected, tolerance, what);
-    for (std::int64_t r = c.rows; r < got->rows(); ++r)
-      report.guard_overwrites += got->is_poison(r, 0) ? 0 : 1;
+    report.guard_overwrites = written_from(*got, c.rows);
     result.reports.push_back(report);
   }
   return result;
@@ -128,9 +136,7 @@ inline CaseResult compare_statistics(const SplitCase& c, const HostMatrix& x,
 inline CompareReport moments_guard(const HostMatrix& moments, std::int64_t used) {
   CompareReport report;
   report.what = "moments past the last row";
-  for (std::int64_t r = used; r < moments.rows(); ++r)
-    for (std::int64_t f = 0; f < moments.cols(); ++f)
-      report.guard_overwrites += moments.is_poison(r, f) ? 0 : 1;
+  report.guard_overwrites = written_from(moments, used);
   return report;
 }
 
