@@ -66,3 +66,53 @@ if(TARGET grade_ex10_solution)
     target_include_directories(test_ex10_planted_${bug} PRIVATE ${solution})
   endforeach()
 endif()
+
+# GPU: ex12's grader catches the bugs of partial statistics and their merge. The solution with
+# one bug planted is graded on the grader's cases (graders/ex12_cases.hpp), one test program a
+# bug, each running the test case of graders/ex12_planted.cpp tagged with its bug, which also
+# checks that the cases the bug leaves right still pass:
+#   equal_weights     the ranks' means weighed alike, not by their counts: even splits pass,
+#                     ragged splits of drifting rows fail
+#   no_delta_squared  M2 merged without the spread between the ranks' means: one rank passes,
+#                     several on drifting rows fail
+#   sum_of_squares    a slice's M2 from E[x^2] - E[x]^2 in fp32 (two replacements: the push and
+#                     the block's merge): drifting rows pass, shifted ones fail
+if(TARGET grade_ex12_solution)
+  set(solution ${PROJECT_SOURCE_DIR}/solutions/ex12-slice-moments)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${solution}/ex12.cu)
+  file(READ ${solution}/ex12.cu source)
+  set(equal_weights_from "const float part_share = part.count / count;")
+  set(equal_weights_to "const float part_share = 1.0f / static_cast<float>(rank + 1);")
+  set(no_delta_squared_from "m.m2 + part.m2 + delta * delta * m.count * part_share}")
+  set(no_delta_squared_to "m.m2 + part.m2}")
+  set(sum_of_squares_from "m = device::welford_push(m, row[c]);")
+  set(sum_of_squares_to "m = {m.count + 1.0f, m.mean + row[c], m.m2 + row[c] * row[c]};")
+  set(sum_of_squares_from_2
+      "return device::block_reduce_once<kThreads>(m, device::welford_merge);")
+  set(sum_of_squares_to_2 "m = device::block_reduce_once<kThreads>(m, [](Moments a, Moments b) {
+    return Moments{a.count + b.count, a.mean + b.mean, a.m2 + b.m2};
+  });
+  return {m.count, m.mean / m.count, m.m2 - m.mean * m.mean / m.count};")
+  foreach(bug equal_weights no_delta_squared sum_of_squares)
+    set(planted "${source}")
+    foreach(step "" "_2")
+      if(NOT DEFINED ${bug}_from${step})
+        continue()
+      endif()
+      string(REPLACE "${${bug}_from${step}}" "${${bug}_to${step}}" replaced "${planted}")
+      if(replaced STREQUAL planted)
+        message(FATAL_ERROR "${solution}/ex12.cu has no '${${bug}_from${step}}' to plant the bug "
+                            "${bug} into; update tests/exercises.cmake")
+      endif()
+      set(planted "${replaced}")
+    endforeach()
+    set(planted_dir ${CMAKE_CURRENT_BINARY_DIR}/ex12_${bug})
+    file(WRITE ${planted_dir}/ex12.cu.new "${planted}")
+    configure_file(${planted_dir}/ex12.cu.new ${planted_dir}/ex12.cu COPYONLY)  # on change only
+    normlab_add_test(NAME test_ex12_planted_${bug} KIND gpu
+      SOURCES graders/ex12_planted.cpp ${planted_dir}/ex12.cu
+      LIBRARIES normlab_grading LABELS ex12 known_wrong meta ARGS "[${bug}]")
+    target_include_directories(test_ex12_planted_${bug} PRIVATE ${solution})
+  endforeach()
+endif()
