@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "ch10.cuh"
 #include "ch12.hpp"
 #include "ch12_shares.hpp"
 #include "grading.hpp"
@@ -24,6 +23,7 @@
 #include "normlab/op_tensors.hpp"
 #include "normlab/runner.hpp"
 #include "overlap.hpp"
+#include "passes.cuh"
 #include "reference.hpp"
 #include "slices.hpp"
 #include "typed_call.hpp"
@@ -217,33 +217,33 @@ const device::Moments* moments_at(const void* exchange, std::size_t offset) {
                                                   offset);
 }
 
-// Chapter 10's pass 2 on @p call's slice with the statistics of the moments @p parts describe.
-void split_normalise(const NormCall& call, const ch10::RowParts& parts) {
+// Chapter 12's pass 2 on @p call's slice with the statistics of the moments @p exchanged says.
+void slice_normalise(const NormCall& call, const ch12::Exchanged& exchanged) {
   ch07::with_dtype_pair("known wrong", call, [&]<typename T, typename P>() {
     const ch07::Tensors<T, P> t = ch07::tensors_of<T, P>(call);
     switch (call.op) {
       case Op::rmsnorm:
-        return ch10::launch_split_normalise<T, P, false, false>(t, 1, parts, nullptr);
+        return ch12::launch_slice_normalise<T, P, false, false>(t, exchanged, nullptr);
       case Op::layernorm:
-        return ch10::launch_split_normalise<T, P, true, false>(t, 1, parts, nullptr);
+        return ch12::launch_slice_normalise<T, P, true, false>(t, exchanged, nullptr);
       case Op::add_rmsnorm:
-        return ch10::launch_split_normalise<T, P, false, true>(t, 1, parts, nullptr);
+        return ch12::launch_slice_normalise<T, P, false, true>(t, exchanged, nullptr);
       default:
-        return ch10::launch_split_normalise<T, P, true, true>(t, 1, parts, nullptr);
+        return ch12::launch_slice_normalise<T, P, true, true>(t, exchanged, nullptr);
     }
   });
 }
 
 // Known wrong: pass 2 merging the rank's own moments alone (the start of its buffer), the
-// RowParts of RMSNorm's all-reduced moments read without the all-reduce.
+// layout of RMSNorm's all-reduced moments read without the all-reduce.
 void normalise_own_moments(const NormCall& call, void* exchange, int, std::int64_t cols) {
-  split_normalise(call, {moments_at(exchange, 0), 1, 1, 1, cols});
+  slice_normalise(call, {moments_at(exchange, 0), 1, call.rows, cols});
 }
 
 // Known wrong: the gathered layout [rank][row] merged with a count of 1: rank 0's moments, on
 // every rank.
 void normalise_rank_0_moments(const NormCall& call, void* exchange, int, std::int64_t cols) {
-  split_normalise(call, {moments_at(exchange, own_bytes(call.rows)), 1, 1, call.rows, cols});
+  slice_normalise(call, {moments_at(exchange, own_bytes(call.rows)), 1, call.rows, cols});
 }
 
 // y's report: the known-wrong passes write every element, so they fail by their values.
