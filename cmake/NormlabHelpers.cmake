@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers shared by every CMakeLists.txt of normlab.
 #   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
-#   normlab_add_chapter(NUMBER nn SLUG s SOURCES ...)  chapter library + chapter program
+#   normlab_add_chapter(NUMBER nn SLUG s [APART] SOURCES ...)  chapter library + chapter program
 #   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
@@ -27,8 +27,10 @@ function(normlab_target_defaults target)
   endif()
 endfunction()
 
+# APART: a chapter whose library needs what the installed package does not carry (chapter 12:
+# NCCL) stays out of the registry's link and the package; its tests link it themselves.
 function(normlab_add_chapter)
-  cmake_parse_arguments(CH "" "NUMBER;SLUG" "SOURCES" ${ARGN})
+  cmake_parse_arguments(CH "APART" "NUMBER;SLUG" "SOURCES" ${ARGN})
   set(lib normlab_ch${CH_NUMBER})
   add_library(${lib} STATIC ${CH_SOURCES})
   target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>)
@@ -39,7 +41,9 @@ function(normlab_add_chapter)
   add_executable(${program} main.cpp)
   target_link_libraries(${program} PRIVATE ${lib})
   normlab_target_defaults(${program})
-  set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_LIBRARIES ${lib})
+  if(NOT CH_APART)
+    set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_LIBRARIES ${lib})
+  endif()
   set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_PROGRAMS ${program})
 endfunction()
 

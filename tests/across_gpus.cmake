@@ -6,6 +6,9 @@ if(NOT TARGET normlab_ch12)
   return()
 endif()
 
+# The chapter's library is apart from the registry (chapters/12-across-gpus/CMakeLists.txt).
+target_link_libraries(test_ch12 PRIVATE normlab_ch12)
+
 # Multi-GPU (2 or more; skipped below that unless the preset requires them): every op sharded
 # over every GPU against float64, the same bits from run to run, the norm -> linear's schedules.
 normlab_add_test(NAME test_ch12_nccl KIND multigpu SOURCES gpu/test_ch12_nccl.cpp
