@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "dispatch.cuh"
 #include "moments.cuh"
 #include "normlab/check.hpp"
 #include "passes.cuh"
@@ -25,6 +26,9 @@ using device::Vector;
 
 constexpr int kRowsPerBlock = 8;
 constexpr int kThreads = kRowsPerBlock * kWarpSize;
+// Registers: the aligned passes are held to 85 a thread (at least 3 blocks, 24 warps, an SM),
+// which they fit without spilling; left alone, the compiler gave the bf16 passes of the first
+// measured version up to 104, 2 blocks an SM, and the profile showed DRAM at 37.6% of its peak.
 
 // This warp's first row and the step to its next; its lane strides over a row's chunks.
 __device__ inline std::int64_t first_row() {
@@ -38,33 +42,21 @@ __device__ inline int lane() {
 }
 
 // [passes]
-// A lane loads kBatch chunks of its row before it uses any: a store into y (or h) might alias x
-// as far as the compiler knows, so a load written after a store is not moved before it, and
-// chunk by chunk each lane would have one load in flight.
-constexpr int kBatch = 4;
-
 // Pass 1: the moments of each row's slice (add + norm: h = x + r, stored here and read back by
 // pass 2), lane 0 writing them into the exchange buffer.
-template <typename T, typename P, bool kCentre, bool kAdd>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
+__global__ void __launch_bounds__(kThreads, kAligned ? 3 : 1)
     slice_moments(const Tensors<T, P> t, device::Moments* moments) {
   constexpr int kWidth = Vector<T>::kWidth;
   for (std::int64_t r = first_row(); r < t.rows; r += row_step()) {
-    const auto row = ch07::row_of<false>(t, r);
+    const auto row = ch07::row_of<kAligned>(t, r);
     device::Moments m{};
-    for (std::int64_t base = lane(); base < row.chunks; base += kBatch * kWarpSize) {
-      Vector<T> h[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
-        h[b] = device::load_chunk<false>(row.x, first, t.cols, true);
-      }
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
-        if constexpr (kAdd) h[b] = ch07::add_residual(t, row, first, h[b]);
-        m = ch10::add_chunk<kCentre, false>(m, h[b], first, t.cols);
-      }
+#pragma unroll 4
+    for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
+      const std::int64_t first = chunk_start(c, kWidth, row.lead);
+      Vector<T> h = device::load_chunk<kAligned>(row.x, first, t.cols, true);
+      if constexpr (kAdd) h = ch07::add_residual(t, row, first, h);
+      m = ch10::add_chunk<kCentre, kAligned>(m, h, first, t.cols);
     }
     m = ch10::warp_merge(m);
     if (lane() == 0) moments[r] = m;
@@ -73,30 +65,23 @@ __global__ void __launch_bounds__(kThreads)
 
 // Pass 2: each row's statistics from the exchanged moments, merged by chapter 10's
 // merge_parts in the same order on every GPU, then the slice normalised, read a second time.
-template <typename T, typename P, bool kCentre, bool kAdd>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
+__global__ void __launch_bounds__(kThreads, kAligned ? 3 : 1)
     slice_normalise(const Tensors<T, P> t, const Exchanged exchanged) {
   constexpr int kWidth = Vector<T>::kWidth;
   for (std::int64_t r = first_row(); r < t.rows; r += row_step()) {
-    const auto row = ch07::row_of<false>(t, r);
+    const auto row = ch07::row_of<kAligned>(t, r);
     const T* source = kAdd ? row.residual_out : row.x;
     const bool source_aligned = kAdd ? row.residual_out_aligned : true;
     const device::Moments m =
         ch10::merge_parts(exchanged.moments + r, exchanged.parts, exchanged.part_stride);
     const ch07::Statistics s = ch10::statistics_of<kCentre>(m, exchanged.cols, t.eps);
     ch07::write_statistics(t, r, s, kCentre, {lane(), kWarpSize});
-    for (std::int64_t base = lane(); base < row.chunks; base += kBatch * kWarpSize) {
-      Vector<T> h[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
-        h[b] = device::load_chunk<false>(source, first, t.cols, source_aligned);
-      }
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const std::int64_t first = chunk_start(base + b * kWarpSize, kWidth, row.lead);
-        ch07::normalise_and_store(t, row, first, s, h[b]);
-      }
+#pragma unroll 4
+    for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
+      const std::int64_t first = chunk_start(c, kWidth, row.lead);
+      ch07::normalise_and_store(
+          t, row, first, s, device::load_chunk<kAligned>(source, first, t.cols, source_aligned));
     }
   }
 }
@@ -109,16 +94,30 @@ unsigned int blocks_for(std::int64_t rows) {
 
 }  // namespace
 
+// Chapter 07's two instantiations: rows on the 16-byte grid and a whole number of vectors
+// wide take no element-by-element code.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slice_moments(const Tensors<T, P>& t, device::Moments* moments, cudaStream_t stream) {
-  slice_moments<T, P, kCentre, kAdd><<<blocks_for(t.rows), kThreads, 0, stream>>>(t, moments);
+  if (ch07::vectors_aligned(t)) {
+    slice_moments<T, P, kCentre, kAdd, true>
+        <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, moments);
+  } else {
+    slice_moments<T, P, kCentre, kAdd, false>
+        <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, moments);
+  }
   NORMLAB_CHECK_LAUNCH();
 }
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slice_normalise(const Tensors<T, P>& t, const Exchanged& exchanged,
                             cudaStream_t stream) {
-  slice_normalise<T, P, kCentre, kAdd><<<blocks_for(t.rows), kThreads, 0, stream>>>(t, exchanged);
+  if (ch07::vectors_aligned(t)) {
+    slice_normalise<T, P, kCentre, kAdd, true>
+        <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, exchanged);
+  } else {
+    slice_normalise<T, P, kCentre, kAdd, false>
+        <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, exchanged);
+  }
   NORMLAB_CHECK_LAUNCH();
 }
 

@@ -28,23 +28,6 @@
 #include "slices.hpp"
 #include "typed_call.hpp"
 
-using normlab::ch12::columns_of;
-
-TEST_CASE("ch12: columns_of gives every column to exactly one rank, the first ones one more") {
-  for (std::int64_t cols : {2, 7, 8, 1001}) {
-    for (int ranks : {1, 2, 3}) {
-      std::int64_t next = 0;
-      for (int rank = 0; rank < ranks; ++rank) {
-        const auto c = columns_of(cols, ranks, rank);
-        CHECK(c.first == next);
-        CHECK(c.count == cols / ranks + (rank < cols % ranks ? 1 : 0));
-        next += c.count;
-      }
-      CHECK(next == cols);
-    }
-  }
-}
-
 namespace {
 
 using namespace normlab;
@@ -177,11 +160,15 @@ TEST_CASE("ch12 stages: shifted rows, (1 + w), no parameters, bias alone", "[ch1
   };
   const std::vector<Variant> variants = {
       // Chan's merge of the ranks' (count, mean, M2) keeps the variance of rows far from 0; the
-      // mean 16-bit activations can hold with some spread left is lower.
+      // mean 16-bit activations can hold with some spread left is lower. fp32 at 300, not
+      // chapter 10's 1000: a mean computed in fp32 lands a few units in its last place from the
+      // exact one (ulp(1000) = 6.1e-5), and y's bound, 1e-4 + 1e-4 |y|, holds fewer than two of
+      // them at 1000; the merges of a slice's chunks, lanes and ranks took two (1.2e-4) in 3 of
+      // 60 such cases on an H200. At 300 (ulp 3.1e-5) three fit.
       {"rows shifted far from 0",
        [](Case& c) {
          c.input.distribution = Distribution::shifted;
-         c.input.mean = c.shape.dtype == DType::f32 ? 1e3 : 1e2;
+         c.input.mean = c.shape.dtype == DType::f32 ? 300.0 : 1e2;
          return is_layernorm(c.op);
        }},
       {"(1 + w)", [](Case& c) { return c.weight_plus_one = true, true; }},
