@@ -26,9 +26,10 @@ using device::Vector;
 
 constexpr int kRowsPerBlock = 8;
 constexpr int kThreads = kRowsPerBlock * kWarpSize;
-// Registers: the aligned passes are held to 85 a thread (at least 3 blocks, 24 warps, an SM),
-// which they fit without spilling; left alone, the compiler gave the bf16 passes of the first
-// measured version up to 104, 2 blocks an SM, and the profile showed DRAM at 37.6% of its peak.
+// Registers: the passes of rows on the 16-byte grid (chapter 07's aligned instantiation, no
+// element-by-element code) take 40 to 76 and are held to 85 (at least 3 blocks, 24 warps, an
+// SM). A version with only the general instantiation, which also loaded four chunks a lane
+// before storing any, took up to 106: 2 blocks an SM, DRAM at 37.6% of its peak (profiled).
 
 // This warp's first row and the step to its next; its lane strides over a row's chunks.
 __device__ inline std::int64_t first_row() {
