@@ -12,13 +12,6 @@ namespace normlab::ch11 {
 
 namespace {
 
-template <typename T>
-DeviceBuffer<T> on_device(const std::vector<T>& host) {
-  DeviceBuffer<T> buffer(host.size());
-  buffer.upload(host.data());
-  return buffer;
-}
-
 // [graph_timing]
 // The path captured once as a CUDA graph, replayed `replays` times between two events per
 // sample: microseconds a replay, the median of the samples. A graph replays the whole sequence

@@ -92,13 +92,6 @@ bool collect(const Case& c, const std::vector<RankShare>& shares, HostTensors& r
 
 namespace {
 
-template <typename T>
-DeviceBuffer<T> on_device(const std::vector<T>& host) {
-  DeviceBuffer<T> buffer(host.size());
-  buffer.upload(host.data());
-  return buffer;
-}
-
 // The share of @p p of the rank whose columns of X (rows of W) are @p c, on the current GPU.
 LinearShare linear_share(const ch11::Problem& p, Columns c) {
   const std::int64_t n = p.n_cols;

@@ -25,13 +25,6 @@ namespace {
 using namespace normlab;
 using namespace normlab::ch11;
 
-template <typename T>
-DeviceBuffer<T> on_device(const std::vector<T>& host) {
-  DeviceBuffer<T> buffer(host.size());
-  buffer.upload(host.data());
-  return buffer;
-}
-
 // One problem on the device with its layer.
 struct Setup {
   Problem p;

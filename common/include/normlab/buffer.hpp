@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "normlab/check.hpp"
 #include "normlab/host_matrix.hpp"
@@ -63,6 +64,14 @@ class DeviceBuffer {
   T* data_ = nullptr;
   std::size_t count_ = 0;
 };
+
+/// A copy of @p host in a new DeviceBuffer on the current device (synchronous).
+template <typename T>
+DeviceBuffer<T> on_device(const std::vector<T>& host) {
+  DeviceBuffer<T> buffer(host.size());
+  buffer.upload(host.data());
+  return buffer;
+}
 
 /// A HostMatrix copied to the device, its base shifted by @p misalign elements inside a
 /// poisoned allocation, so that a kernel's bad read or write lands on poison, not on a
