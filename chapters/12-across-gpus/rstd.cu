@@ -27,8 +27,8 @@ void rstd_from_moments(const void* exchange, std::int64_t rows, std::int64_t col
   check_argument(rows >= 0, fn, "rows", "must not be negative");
   check_argument(cols > 0, fn, "cols", "must be positive");
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
-  check_argument(rows == 0 || (exchange != nullptr && rstd != nullptr), fn, "exchange",
-                 "and rstd must not be null");
+  check_argument(rows == 0 || exchange != nullptr, fn, "exchange", "must not be null");
+  check_argument(rows == 0 || rstd != nullptr, fn, "rstd", "must not be null");
   if (rows == 0) return;
   constexpr int kThreads = 256;
   const auto blocks =
