@@ -43,9 +43,9 @@ __global__ void row_rstd_kernel(const __half* x, std::int64_t cols, float eps, b
 
 // One block a row, 8 halves a thread at a time (chapter 04's 16-byte accesses) where the rows
 // lie on the 16-byte grid, element by element otherwise; each thread loads kBatch chunks before
-// it stores any, since a store might alias the next load as far as the compiler knows. Chapter
-// 12 scales 16384 x 8192 outputs with it; one half a thread ran that at a quarter of the copy
-// roof.
+// it stores any, since a store might alias the next load as far as the compiler knows, and the
+// block has as many threads as a row has batches (at most 256). Chapter 12 scales 16384 x 8192
+// outputs with it; one half a thread ran that at a quarter of the copy roof.
 constexpr int kBatch = 4;
 constexpr int kScaleThreads = 256;
 
@@ -53,18 +53,18 @@ __global__ void __launch_bounds__(kScaleThreads)
     scale_rows_kernel(__half* y, const float* scale, std::int64_t cols, bool aligned) {
   __half* row = y + static_cast<std::int64_t>(blockIdx.x) * cols;
   const float s = scale[blockIdx.x];
-  constexpr std::int64_t kStep = static_cast<std::int64_t>(kScaleThreads) * kWidth;
-  for (std::int64_t base = threadIdx.x * kWidth; base < cols; base += kBatch * kStep) {
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kWidth;
+  for (std::int64_t base = threadIdx.x * kWidth; base < cols; base += kBatch * step) {
     Vector<__half> v[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b)
-      v[b] = device::load_chunk<false>(row, base + b * kStep, cols, aligned);
+      v[b] = device::load_chunk<false>(row, base + b * step, cols, aligned);
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
 #pragma unroll
       for (int j = 0; j < kWidth; ++j)
         v[b].element[j] = __float2half_rn(__half2float(v[b].element[j]) * s);
-      device::store_chunk<false>(row, base + b * kStep, cols, aligned, v[b]);
+      device::store_chunk<false>(row, base + b * step, cols, aligned, v[b]);
     }
   }
 }
@@ -107,8 +107,9 @@ void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t c
   check_argument(rows == 0 || scale != nullptr, fn, "scale", "must not be null");
   if (rows == 0) return;
   const bool aligned = cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
-  scale_rows_kernel<<<static_cast<unsigned int>(rows), kScaleThreads, 0, stream>>>(y, scale, cols,
-                                                                                   aligned);
+  const int threads = std::min(threads_for((cols + kBatch - 1) / kBatch), kScaleThreads);
+  scale_rows_kernel<<<static_cast<unsigned int>(rows), threads, 0, stream>>>(y, scale, cols,
+                                                                             aligned);
   NORMLAB_CHECK_LAUNCH();
 }
 
