@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "normlab/check.hpp"
+
 namespace normlab::grading {
 
 std::vector<Case> grid_cases(const KernelEntry& kernel, const std::vector<std::int64_t>& rows,
@@ -92,6 +94,20 @@ Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases) {
 void add_speed(Scorecard& card, const KernelEntry& kernel, const Case& timed_case) {
   card.speed = measure(kernel, timed_case);
   card.speed_case = timed_case.describe();
+}
+
+std::size_t operations_enqueued(const std::function<void(cudaStream_t)>& enqueue) {
+  cudaStream_t stream = nullptr;
+  NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  enqueue(stream);
+  NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
+  std::size_t nodes = 0;
+  NORMLAB_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+  NORMLAB_CHECK(cudaGraphDestroy(graph));
+  NORMLAB_CHECK(cudaStreamDestroy(stream));
+  return nodes;
 }
 
 }  // namespace normlab::grading

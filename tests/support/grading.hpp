@@ -4,7 +4,11 @@
 /// chapter tests, the exercise graders and the known-wrong kernel tests.
 #pragma once
 
+#include <cuda_runtime.h>
+
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -55,5 +59,8 @@ Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases);
 
 /// Times @p kernel on @p timed_case and records its % of the copy roof on @p card.
 void add_speed(Scorecard& card, const KernelEntry& kernel, const Case& timed_case);
+/// How many operations @p enqueue puts on a stream: it runs once under a CUDA graph capture,
+/// and the graph's nodes are counted (a call with rows = 0 must launch nothing).
+std::size_t operations_enqueued(const std::function<void(cudaStream_t)>& enqueue);
 
 }  // namespace normlab::grading
