@@ -13,6 +13,7 @@
 #include "normlab/device.hpp"
 #include "normlab/json.hpp"
 #include "normlab/normlab.hpp"
+#include "normlab/program.hpp"
 
 namespace {
 
@@ -129,50 +130,38 @@ void write_json(const std::vector<ShapeResult>& shapes, const std::string& path)
   out << "\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (asks_for_help(argc, argv, 1)) {
-    std::printf("%s", kUsage);
-    return 0;
-  }
-  Options options;
-  try {
-    options = parse(argc, argv);
-  } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "ch11_flashnorm: %s\n%s", error.what(), kUsage);
-    return 2;
-  }
-  if (report_missing_gpu("ch11_flashnorm")) return kNoGpuExitCode;
-  try {
-    std::printf("%s; fp16, eps 1e-6; CUDA-graph replays, us a replay (L2 warm, as replayed)\n",
-                device_name().c_str());
-    std::printf(
-        "    K -> N     tokens |     plain  deferred     fused | pick     vs plain | "
-        "fastest\n");
-    std::vector<ShapeResult> shapes;
-    bool all_passed = true;
-    std::uint64_t seed = 1100;
-    for (const LayerShape& layer : options.layers) {
-      for (std::int64_t tokens : options.tokens) {
-        shapes.push_back(
-            measure(run_normlab, tokens, layer.k_cols, layer.n_cols, options.bench, seed++));
-        print_row(shapes.back());
-        for (const PathResult& r : shapes.back().paths) {
-          if (r.ran && !r.passed) {
-            all_passed = false;
-            std::printf("  %s FAILED: %s\n", name_of(r.path), r.verdict.c_str());
-          }
+// Every shape by every path, verified and timed, printed as a table.
+int run_all(const Options& options) {
+  std::printf("%s; fp16, eps 1e-6; CUDA-graph replays, us a replay (L2 warm, as replayed)\n",
+              device_name().c_str());
+  std::printf(
+      "    K -> N     tokens |     plain  deferred     fused | pick     vs plain | "
+      "fastest\n");
+  std::vector<ShapeResult> shapes;
+  bool all_passed = true;
+  std::uint64_t seed = 1100;
+  for (const LayerShape& layer : options.layers) {
+    for (std::int64_t tokens : options.tokens) {
+      shapes.push_back(
+          measure(run_normlab, tokens, layer.k_cols, layer.n_cols, options.bench, seed++));
+      print_row(shapes.back());
+      for (const PathResult& r : shapes.back().paths) {
+        if (r.ran && !r.passed) {
+          all_passed = false;
+          std::printf("  %s FAILED: %s\n", name_of(r.path), r.verdict.c_str());
         }
       }
     }
-    std::printf("deferred path's row scale: %s\n", shapes.front().row_scale.c_str());
-    std::printf("verified on up to %lld rows a shape against float64 (all rows when fewer)\n",
-                static_cast<long long>(options.bench.most_rows_checked));
-    if (!options.json.empty()) write_json(shapes, options.json);
-    return all_passed ? 0 : 1;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "ch11_flashnorm: %s\n", error.what());
-    return 1;
   }
+  std::printf("deferred path's row scale: %s\n", shapes.front().row_scale.c_str());
+  std::printf("verified on up to %lld rows a shape against float64 (all rows when fewer)\n",
+              static_cast<long long>(options.bench.most_rows_checked));
+  if (!options.json.empty()) write_json(shapes, options.json);
+  return all_passed ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return normlab::own_options_main("ch11_flashnorm", kUsage, argc, argv, parse, run_all);
 }

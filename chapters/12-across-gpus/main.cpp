@@ -17,6 +17,7 @@
 #include "normlab/device.hpp"
 #include "normlab/json.hpp"
 #include "normlab/normlab.hpp"
+#include "normlab/program.hpp"
 #include "normlab/roofline.hpp"
 #include "registry.hpp"
 
@@ -230,22 +231,5 @@ int run_all(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (asks_for_help(argc, argv, 1)) {
-    std::printf("%s", kUsage);
-    return 0;
-  }
-  Options options;
-  try {
-    options = parse(argc, argv);
-  } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "ch12_across_gpus: %s\n%s", error.what(), kUsage);
-    return 2;
-  }
-  if (report_missing_gpu("ch12_across_gpus")) return kNoGpuExitCode;
-  try {
-    return run_all(options);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "ch12_across_gpus: %s\n", error.what());
-    return 1;
-  }
+  return normlab::own_options_main("ch12_across_gpus", kUsage, argc, argv, parse, run_all);
 }

@@ -5,11 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "normlab/command_line.hpp"
+#include "normlab/device.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/runner.hpp"
 
@@ -95,5 +100,32 @@ int table_program(std::string_view program, std::string_view usage, int argc, ch
 
 /// table_program for a chapter's program with its @p kernels.
 int chapter_main(int argc, char** argv, const std::vector<KernelEntry>& kernels);
+
+/// main() of a chapter program with options of its own (chapters 11 and 12): @p usage for
+/// --help (exit 0); @p parse(argc, argv), whose std::invalid_argument prints the message and the
+/// usage (exit 2); kNoGpuExitCode without a GPU; then @p run(options), an exception printed with
+/// the program's name (exit 1).
+template <typename Parse, typename Run>
+int own_options_main(const char* program, const char* usage, int argc, char** argv, Parse&& parse,
+                     Run&& run) {
+  if (asks_for_help(argc, argv, 1)) {
+    std::printf("%s", usage);
+    return 0;
+  }
+  decltype(parse(argc, argv)) options;
+  try {
+    options = parse(argc, argv);
+  } catch (const std::invalid_argument& error) {
+    std::fprintf(stderr, "%s: %s\n%s", program, error.what(), usage);
+    return 2;
+  }
+  if (report_missing_gpu(program)) return kNoGpuExitCode;
+  try {
+    return run(options);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s: %s\n", program, error.what());
+    return 1;
+  }
+}
 
 }  // namespace normlab
