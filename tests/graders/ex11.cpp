@@ -78,21 +78,6 @@ CaseResult grade_case(const StatisticsCase& c) {
   return {.kernel = kKernel, .case_description = c.describe(), .reports = {report}};
 }
 
-grading::Scorecard grade_all(const std::vector<StatisticsCase>& cases) {
-  grading::Scorecard card;
-  card.kernel = kKernel;
-  for (const StatisticsCase& c : cases) {
-    ++card.total;
-    CaseResult result = grade_case(c);
-    if (result.passed()) {
-      ++card.passed;
-    } else {
-      card.failures.push_back(std::move(result));
-    }
-  }
-  return card;
-}
-
 // The widths of FlashNorm's models (576, 2048, 4096) and their ragged neighbours, on both sides
 // of a chunk (8) and of one pass of the block (2048); row counts of one, a few, a decode batch
 // and a prefill not a power of two.
@@ -142,7 +127,7 @@ bool all_poison(const DeviceBuffer<float>& buffer) {
 }  // namespace
 
 TEST_CASE("ex11: 1/RMS of every fp16 row matches the float64 reference", "[ex11]") {
-  grading::Scorecard card = grade_all(correctness_cases());
+  grading::Scorecard card = grading::grade_each(kKernel, correctness_cases(), grade_case);
   if (card.all_passed()) {
     card.speed = measure_speed(4096, 4096);
     card.speed_case = "row_rstd fp16 4096x4096";

@@ -183,21 +183,4 @@ inline std::vector<SplitCase> correctness_cases() {
   return cases;
 }
 
-/// Grades every case of @p cases with @p grade_case into a scorecard.
-template <typename Grade>
-grading::Scorecard grade_all(const std::vector<SplitCase>& cases, Grade&& grade_case) {
-  grading::Scorecard card;
-  card.kernel = kKernel;
-  for (const SplitCase& c : cases) {
-    ++card.total;
-    CaseResult result = grade_case(c);
-    if (result.passed()) {
-      ++card.passed;
-    } else {
-      card.failures.push_back(std::move(result));
-    }
-  }
-  return card;
-}
-
 }  // namespace normlab::ex12_grader

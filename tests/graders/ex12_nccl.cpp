@@ -113,8 +113,8 @@ TEST_CASE("ex12 on two GPUs: moments all-gathered through NCCL, merged on both",
   std::vector<SplitCase> cases;
   for (const SplitCase& c : correctness_cases())
     if (c.ranks == kRanks) cases.push_back(c);
-  grading::Scorecard card =
-      grade_all(cases, [&](const SplitCase& c) { return grade_on_two_gpus(group, c); });
+  grading::Scorecard card = grading::grade_each(
+      kKernel, cases, [&](const SplitCase& c) { return grade_on_two_gpus(group, c); });
   card.kernel += " on 2 GPUs (NCCL all-gather)";
   card.print(std::cout);
   CHECK(card.all_passed());

@@ -80,15 +80,18 @@ Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases) {
       ++card.refused[refusal];
       continue;
     }
-    ++card.total;
-    CaseResult result = verify(kernel, c);
-    if (result.passed()) {
-      ++card.passed;
-    } else {
-      card.failures.push_back(std::move(result));
-    }
+    card.record(verify(kernel, c));
   }
   return card;
+}
+
+void Scorecard::record(CaseResult result) {
+  ++total;
+  if (result.passed()) {
+    ++passed;
+  } else {
+    failures.push_back(std::move(result));
+  }
 }
 
 void add_speed(Scorecard& card, const KernelEntry& kernel, const Case& timed_case) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "normlab/kernel.hpp"
@@ -48,6 +49,8 @@ struct Scorecard {
   std::string speed_case;
 
   bool all_passed() const noexcept { return total > 0 && passed == total; }
+  /// Counts @p result among the cases run: passed, or kept among the failures.
+  void record(CaseResult result);
   /// The failures' case descriptions, one per line (for checking which case caught a bug).
   std::string failed_cases() const;
   void print(std::ostream& out) const;
@@ -57,6 +60,16 @@ struct Scorecard {
 /// counted by reason, and printed as a SKIP line by Scorecard::print.
 Scorecard grade(const KernelEntry& kernel, const std::vector<Case>& cases);
 
+/// A scorecard named @p kernel of @p grade_case(c) (a CaseResult) for every c of @p cases: for
+/// graders whose cases are their own, not the registry's (ex11, ex12).
+template <typename Cases, typename Grade>
+Scorecard grade_each(std::string kernel, const Cases& cases, Grade&& grade_case) {
+  Scorecard card;
+  card.kernel = std::move(kernel);
+  for (const auto& c : cases)
+    card.record(grade_case(c));
+  return card;
+}
 /// Times @p kernel on @p timed_case and records its % of the copy roof on @p card.
 void add_speed(Scorecard& card, const KernelEntry& kernel, const Case& timed_case);
 /// How many operations @p enqueue puts on a stream: it runs once under a CUDA graph capture,
