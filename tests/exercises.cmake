@@ -10,27 +10,47 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/solutions)
   target_compile_definitions(test_exercises PRIVATE NORMLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
+# GPU: a known-wrong copy of an exercise's solution, graded by GRADER as the test NAME. SOURCE is
+# the solution's file; PAIRS names variables two by two, FROM then TO: each FROM's text, which
+# must occur, is replaced by TO's, in turn. The planted copy is rewritten only when it changes.
+function(_normlab_add_planted_test)
+  cmake_parse_arguments(P "" "NAME;SOURCE;GRADER" "PAIRS;LABELS;ARGS" ${ARGN})
+  get_filename_component(solution ${P_SOURCE} DIRECTORY)
+  get_filename_component(file ${P_SOURCE} NAME)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${P_SOURCE})
+  file(READ ${P_SOURCE} planted)
+  list(LENGTH P_PAIRS count)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE 0 ${last} 2)
+    math(EXPR next "${i} + 1")
+    list(GET P_PAIRS ${i} from)
+    list(GET P_PAIRS ${next} to)
+    string(REPLACE "${${from}}" "${${to}}" replaced "${planted}")
+    if(replaced STREQUAL planted)
+      message(FATAL_ERROR "${P_SOURCE} has no '${${from}}' to plant ${P_NAME}'s bug into; "
+                          "update tests/exercises.cmake")
+    endif()
+    set(planted "${replaced}")
+  endforeach()
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/planted/${P_NAME})
+  file(WRITE ${dir}/${file}.new "${planted}")
+  configure_file(${dir}/${file}.new ${dir}/${file} COPYONLY)  # rebuilt on change only
+  normlab_add_test(NAME ${P_NAME} KIND gpu SOURCES ${P_GRADER} ${dir}/${file}
+    LIBRARIES normlab_grading LABELS ${P_LABELS} ARGS ${P_ARGS})
+  target_include_directories(${P_NAME} PRIVATE ${solution})
+endfunction()
+
 # GPU: ex09's grader catches a reduction that crosses rows. The solution with its one
 # device::group_sum<kLanes> made a device::warp_sum (each row summed with the other rows of its
 # warp) is graded on the grader's cases (graders/ex09_cases.hpp): the cases of several rows in
 # groups narrower than a warp must fail, all others pass (graders/ex09_row_crossing.cpp).
 if(TARGET grade_ex09_solution)
-  set(solution ${PROJECT_SOURCE_DIR}/solutions/ex09-group-per-row)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${solution}/ex09.cu)
-  file(READ ${solution}/ex09.cu source)
-  string(REPLACE "group_sum<kLanes>(" "device::warp_sum(" planted "${source}")
-  if(planted STREQUAL source)
-    message(FATAL_ERROR "${solution}/ex09.cu has no group_sum<kLanes>( to plant the row-crossing "
-                        "reduction into; update tests/exercises.cmake")
-  endif()
-  set(planted_dir ${CMAKE_CURRENT_BINARY_DIR}/ex09_row_crossing)
-  file(WRITE ${planted_dir}/ex09.cu.new "${planted}")
-  configure_file(${planted_dir}/ex09.cu.new ${planted_dir}/ex09.cu COPYONLY)  # rebuilt on change only
-  normlab_add_test(NAME test_ex09_row_crossing KIND gpu
-    SOURCES graders/ex09_row_crossing.cpp ${planted_dir}/ex09.cu
-    LIBRARIES normlab_grading LABELS ex09 known_wrong meta)
-  target_include_directories(test_ex09_row_crossing PRIVATE ${solution})
+  set(row_crossing_from "group_sum<kLanes>(")
+  set(row_crossing_to "device::warp_sum(")
+  _normlab_add_planted_test(NAME test_ex09_row_crossing
+    SOURCE ${PROJECT_SOURCE_DIR}/solutions/ex09-group-per-row/ex09.cu
+    GRADER graders/ex09_row_crossing.cpp PAIRS row_crossing_from row_crossing_to
+    LABELS ex09 known_wrong meta)
 endif()
 
 # GPU: ex10's grader catches the bugs of a DSMEM exchange. The solution with one bug planted into
@@ -41,10 +61,6 @@ endif()
 #   rank_0_only   only rank 0's slot read: rows within one block's slice pass, wider ones fail
 #   own_twice     the block's own partial added twice: every case fails
 if(TARGET grade_ex10_solution)
-  set(solution ${PROJECT_SOURCE_DIR}/solutions/ex10-cluster-exchange)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${solution}/ex10.cu)
-  file(READ ${solution}/ex10.cu source)
   set(missing_sync_from "  cluster.sync();  // every block's partial is published\n")
   set(missing_sync_to "")
   set(rank_0_only_from "rank < kClusterBlocks;")
@@ -52,18 +68,10 @@ if(TARGET grade_ex10_solution)
   set(own_twice_from "float sum = 0.0f;")
   set(own_twice_to "float sum = block_partial;")
   foreach(bug missing_sync rank_0_only own_twice)
-    string(REPLACE "${${bug}_from}" "${${bug}_to}" planted "${source}")
-    if(planted STREQUAL source)
-      message(FATAL_ERROR "${solution}/ex10.cu has no '${${bug}_from}' to plant the bug ${bug} "
-                          "into; update tests/exercises.cmake")
-    endif()
-    set(planted_dir ${CMAKE_CURRENT_BINARY_DIR}/ex10_${bug})
-    file(WRITE ${planted_dir}/ex10.cu.new "${planted}")
-    configure_file(${planted_dir}/ex10.cu.new ${planted_dir}/ex10.cu COPYONLY)  # on change only
-    normlab_add_test(NAME test_ex10_planted_${bug} KIND gpu
-      SOURCES graders/ex10_planted.cpp ${planted_dir}/ex10.cu
-      LIBRARIES normlab_grading LABELS ex10 known_wrong meta ARGS "[${bug}]")
-    target_include_directories(test_ex10_planted_${bug} PRIVATE ${solution})
+    _normlab_add_planted_test(NAME test_ex10_planted_${bug}
+      SOURCE ${PROJECT_SOURCE_DIR}/solutions/ex10-cluster-exchange/ex10.cu
+      GRADER graders/ex10_planted.cpp PAIRS ${bug}_from ${bug}_to
+      LABELS ex10 known_wrong meta ARGS "[${bug}]")
   endforeach()
 endif()
 
@@ -78,10 +86,6 @@ endif()
 #   sum_of_squares    a slice's M2 from E[x^2] - E[x]^2 in fp32 (two replacements: the push and
 #                     the block's merge): drifting rows pass, shifted ones fail
 if(TARGET grade_ex12_solution)
-  set(solution ${PROJECT_SOURCE_DIR}/solutions/ex12-slice-moments)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${solution}/ex12.cu)
-  file(READ ${solution}/ex12.cu source)
   set(equal_weights_from "const float part_share = part.count / count;")
   set(equal_weights_to "const float part_share = 1.0f / static_cast<float>(rank + 1);")
   set(no_delta_squared_from "m.m2 + part.m2 + delta * delta * m.count * part_share}")
@@ -94,25 +98,14 @@ if(TARGET grade_ex12_solution)
     return Moments{a.count + b.count, a.mean + b.mean, a.m2 + b.m2};
   });
   return {m.count, m.mean / m.count, m.m2 - m.mean * m.mean / m.count};")
+  set(equal_weights_pairs equal_weights_from equal_weights_to)
+  set(no_delta_squared_pairs no_delta_squared_from no_delta_squared_to)
+  set(sum_of_squares_pairs sum_of_squares_from sum_of_squares_to sum_of_squares_from_2
+      sum_of_squares_to_2)
   foreach(bug equal_weights no_delta_squared sum_of_squares)
-    set(planted "${source}")
-    foreach(step "" "_2")
-      if(NOT DEFINED ${bug}_from${step})
-        continue()
-      endif()
-      string(REPLACE "${${bug}_from${step}}" "${${bug}_to${step}}" replaced "${planted}")
-      if(replaced STREQUAL planted)
-        message(FATAL_ERROR "${solution}/ex12.cu has no '${${bug}_from${step}}' to plant the bug "
-                            "${bug} into; update tests/exercises.cmake")
-      endif()
-      set(planted "${replaced}")
-    endforeach()
-    set(planted_dir ${CMAKE_CURRENT_BINARY_DIR}/ex12_${bug})
-    file(WRITE ${planted_dir}/ex12.cu.new "${planted}")
-    configure_file(${planted_dir}/ex12.cu.new ${planted_dir}/ex12.cu COPYONLY)  # on change only
-    normlab_add_test(NAME test_ex12_planted_${bug} KIND gpu
-      SOURCES graders/ex12_planted.cpp ${planted_dir}/ex12.cu
-      LIBRARIES normlab_grading LABELS ex12 known_wrong meta ARGS "[${bug}]")
-    target_include_directories(test_ex12_planted_${bug} PRIVATE ${solution})
+    _normlab_add_planted_test(NAME test_ex12_planted_${bug}
+      SOURCE ${PROJECT_SOURCE_DIR}/solutions/ex12-slice-moments/ex12.cu
+      GRADER graders/ex12_planted.cpp PAIRS ${${bug}_pairs}
+      LABELS ex12 known_wrong meta ARGS "[${bug}]")
   endforeach()
 endif()
