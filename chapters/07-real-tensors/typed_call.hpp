@@ -71,7 +71,7 @@ void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
 /// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
 template <typename Launch>
 void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
-  check_argument(call.op == Op::rmsnorm || call.op == Op::layernorm || is_add(call.op), fn, "op",
+  check_argument(is_forward_norm(call.op), fn, "op",
                  std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
                      name_of(call.op) + ")");
   with_dtype_pair(fn, call, [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });

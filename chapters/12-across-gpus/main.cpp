@@ -73,7 +73,7 @@ Options parse(int argc, char** argv) {
       o.cols = line.integer(1);
     } else if (line.is("--op")) {
       o.ops = {parse_op(line.value(), "--op")};
-      if (is_backward(o.ops[0]) || o.ops[0] == Op::copy)
+      if (!is_forward_norm(o.ops[0]))
         refuse_option("--op", "must be a forward norm: a sharded backward is not taught here");
     } else if (line.is("--dtype")) {
       o.dtypes = {parse_dtype(line.value(), "--dtype")};

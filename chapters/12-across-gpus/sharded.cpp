@@ -27,9 +27,8 @@ constexpr std::size_t kMomentFloats = 3;
 constexpr std::size_t kMomentBytes = kMomentFloats * sizeof(float);
 
 void check_forward(const char* fn, Op op) {
-  check_argument(
-      op == Op::rmsnorm || op == Op::layernorm || op == Op::add_rmsnorm || op == Op::add_layernorm,
-      fn, "op", std::string("must be a forward norm, not ") + name_of(op));
+  check_argument(is_forward_norm(op), fn, "op",
+                 std::string("must be a forward norm, not ") + name_of(op));
 }
 
 // The moments are device::Moments (a type of device code): here, bytes at an address.

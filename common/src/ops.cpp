@@ -20,6 +20,10 @@ bool is_backward(Op op) {
   return op == Op::rmsnorm_backward || op == Op::layernorm_backward;
 }
 
+bool is_forward_norm(Op op) {
+  return op == Op::rmsnorm || op == Op::layernorm || is_add(op);
+}
+
 bool takes_bias(Op op) {
   return is_layernorm(op) || op == Op::layernorm_backward;
 }

@@ -75,7 +75,7 @@ const TensorSpec* find(Op op, Tensor tensor) {
 // statistics for forward ops, dresidual for backward ones.
 normlab::Case full_case(Op op, std::int64_t rows, std::int64_t cols) {
   normlab::Case c = normlab::default_case(op, rows, cols);
-  c.statistics = !normlab::is_backward(op) && op != Op::copy;
+  c.statistics = normlab::is_forward_norm(op);
   c.residual_gradient = normlab::is_backward(op);
   c.pad = 3;
   return c;
@@ -231,4 +231,11 @@ TEST_CASE("saved statistics are the forward's, in fp32", "[ops][tables]") {
     CHECK(at(inputs, Tensor::saved_mean).at(r, 0) == Approx(forward.mean[r]).epsilon(1e-7));
     CHECK(at(inputs, Tensor::saved_rstd).at(r, 0) == Approx(forward.rstd[r]).epsilon(1e-7));
   }
+}
+
+TEST_CASE("is_forward_norm: the four forward norms and nothing else", "[ops]") {
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm})
+    CHECK(normlab::is_forward_norm(op));
+  for (Op op : {Op::copy, Op::rmsnorm_backward, Op::layernorm_backward})
+    CHECK_FALSE(normlab::is_forward_norm(op));
 }

@@ -112,7 +112,7 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       fp32_weights.shape.weight_dtype = DType::f32;
       expect(fp32_weights, kernel.can.fp32_parameters, "fp32 parameters");
     }
-    if (kernel.op != normlab::Op::copy && !normlab::is_backward(kernel.op)) {
+    if (normlab::is_forward_norm(kernel.op)) {
       Case statistics = base;
       statistics.statistics = true;
       expect(statistics, kernel.can.writes_statistics, "statistics");

@@ -26,6 +26,8 @@ bool is_add(Op op);
 bool is_layernorm(Op op);
 /// Whether @p op is the gradient of a forward op (rmsnorm_backward, layernorm_backward).
 bool is_backward(Op op);
+/// Whether @p op is a forward norm: rmsnorm, layernorm, add_rmsnorm or add_layernorm.
+bool is_forward_norm(Op op);
 /// Whether @p op can take a bias (LayerNorm, its add + norm form and its backward).
 bool takes_bias(Op op);
 
