@@ -37,9 +37,8 @@ device::Moments* own_moments(void* exchange) {
 }
 
 // Where the gathered moments start: after the rank's own (LayerNorm only).
-const device::Moments* gathered_moments(void* exchange, std::int64_t rows) {
-  return reinterpret_cast<const device::Moments*>(static_cast<const unsigned char*>(exchange) +
-                                                  rows * kMomentBytes);
+void* gathered_moments(void* exchange, std::int64_t rows) {
+  return static_cast<unsigned char*>(exchange) + rows * kMomentBytes;
 }
 
 // Calls launch.template operator()<kCentre, kAdd>() for @p op.
@@ -62,7 +61,7 @@ void for_op(Op op, Launch&& launch) {
 Exchanged exchanged_moments(Op op, void* exchange, std::int64_t rows, int ranks,
                             std::int64_t cols) {
   if (!is_layernorm(op)) return {own_moments(exchange), 1, rows, cols};
-  return {gathered_moments(exchange, rows), ranks, rows, cols};
+  return {static_cast<const device::Moments*>(gathered_moments(exchange, rows)), ranks, rows, cols};
 }
 
 // The exchange buffer every stage writes or reads.
@@ -117,8 +116,8 @@ void exchange_moments(Op op, const Group& group, const std::vector<void*>& excha
     float* own = static_cast<float*>(exchange[rank]);
     cudaStream_t stream = streams.empty() ? group.stream(rank) : streams[rank];
     if (is_layernorm(op)) {
-      float* gathered = own + floats;
-      NORMLAB_CHECK_NCCL(ncclAllGather(own, gathered, floats, ncclFloat, group.comm(rank), stream));
+      NORMLAB_CHECK_NCCL(ncclAllGather(own, gathered_moments(own, rows), floats, ncclFloat,
+                                       group.comm(rank), stream));
     } else {
       NORMLAB_CHECK_NCCL(
           ncclAllReduce(own, own, floats, ncclFloat, ncclSum, group.comm(rank), stream));
