@@ -103,10 +103,18 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
     return sum_columns(g, sums, sums_rows, kCentre, stream);
   }
   // (b) A persistent grid: as many blocks as fit the SMs at once (at most kMostBlocksPerSm
-  // each), each walking every gridDim.x-th row and storing one partial row.
-  constexpr auto kernel = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
-  const std::int64_t fit = static_cast<std::int64_t>(sm_count()) *
-                           std::min(resident_blocks<kernel>(threads), kMostBlocksPerSm);
+  // each), each walking every gridDim.x-th row and storing one partial row. Loading a row ahead
+  // where it costs no block an SM: measured on an H100 (bf16 16384 x 4096), RMSNorm's kernel
+  // went from 80 to 95 registers, 3 blocks of 256 threads an SM to 2, and from 77.4% of the
+  // copy roof to 74.6%; LayerNorm's from 100 to 108, 2 blocks either way, and 62.0% to 67.7%.
+  constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
+  constexpr auto ahead =
+      backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;
+  const int plain_blocks = std::min(resident_blocks<plain>(threads), kMostBlocksPerSm);
+  const int ahead_blocks = std::min(resident_blocks<ahead>(threads), kMostBlocksPerSm);
+  const auto kernel = ahead_blocks >= plain_blocks ? ahead : plain;
+  const std::int64_t fit =
+      static_cast<std::int64_t>(sm_count()) * std::max(plain_blocks, ahead_blocks);
   const std::int64_t sums_rows = std::min(g.rows, fit);
   kernel<<<static_cast<unsigned int>(sums_rows), threads, 0, stream>>>(g, sums, sums_rows);
   NORMLAB_CHECK_LAUNCH();

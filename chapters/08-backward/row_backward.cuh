@@ -31,6 +31,12 @@ using device::Vector;
 template <typename T, int kVectors>
 inline constexpr int kMostThreads = kVectors == 2 || (kVectors == 4 && sizeof(T) == 4) ? 512 : 384;
 
+// Whether a thread can hold the next row's chunks as well as this one's: not in the kernels of
+// the widest rows (384 threads keeping 4 vectors of 16-bit or 8 of fp32 elements), whose
+// column sums already fill the registers (the build spills there).
+template <typename T, int kVectors>
+inline constexpr bool kCanLoadAhead = kMostThreads<T, kVectors> == 512;
+
 // [sums]
 // The two row sums dx needs, reduced in one pass: sum(g) (LayerNorm only) and sum(g * x_hat).
 struct RowSums {
@@ -80,6 +86,34 @@ struct StorePartialRow {
 };
 // [hand_on]
 
+// What the kernel reads of one row: its chunks of x and dy, and the statistics forward saved.
+template <typename T, int kVectors>
+struct RowInput {
+  Vector<T> x[kVectors];
+  Vector<T> dy[kVectors];
+  float mean;
+  float rstd;
+};
+
+// Chunk v of row r of x and dy, into @p in.
+template <typename T, typename P, int kVectors, bool kAligned>
+__device__ void load_row_chunk(const Gradients<T, P>& g, std::int64_t r, int v,
+                               RowInput<T, kVectors>& in) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  const T* x = g.x + r * g.x_stride;
+  const T* dy = g.dy + r * g.dy_stride;
+  const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
+  in.x[v] = load_chunk<kAligned>(x, first, g.cols, kAligned || chunks_aligned(x, 0));
+  in.dy[v] = load_chunk<kAligned>(dy, first, g.cols, kAligned || chunks_aligned(dy, 0));
+}
+
+template <typename T, typename P, int kVectors, bool kCentre>
+__device__ void load_row_statistics(const Gradients<T, P>& g, std::int64_t r,
+                                    RowInput<T, kVectors>& in) {
+  in.mean = kCentre ? g.saved_mean[r] : 0.0f;
+  in.rstd = g.saved_rstd[r];
+}
+
 // [kernel]
 // What is new against chapter 07: the block keeps two rows (x and dy) and needs two sums of
 // the row, reduced in one pass; and besides each row's dx it owes a sum over all rows per
@@ -88,40 +122,50 @@ struct StorePartialRow {
 // sums of dy * x_hat and dy in fp32 registers while the block walks rows blockIdx.x,
 // blockIdx.x + gridDim.x, ...; at the end HandOn writes them out once. A misaligned row moves
 // element by element (no peeling: its columns must not move between threads).
-template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, typename HandOn>
+// kAhead: the block walks its rows one behind its loads. The next row's x, dy and statistics
+// are requested before this row's reduction, so they are on their way while the block waits
+// at its barrier and writes dx, instead of after (a persistent grid has no other block of the
+// SM that could start a row meanwhile). It costs a row's worth of registers, which may cost a
+// block an SM: launch.cuh takes it only where it does not.
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, typename HandOn,
+          bool kAhead = false>
 __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     backward_rows(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
+  static_assert(!kAhead || kCanLoadAhead<T, kVectors>, "no registers for a second row");
   constexpr int kWidth = Vector<T>::kWidth;
   float dy_xhat[kVectors][kWidth] = {};
   float dy_sum[kCentre ? kVectors : 1][kWidth] = {};
   const bool weight_aligned = kAligned || chunks_aligned(g.weight, 0);
   const float inverse_cols = 1.0f / static_cast<float>(g.cols);
+  auto load_row = [&](std::int64_t r, RowInput<T, kVectors>& into) {
+    load_row_statistics<T, P, kVectors, kCentre>(g, r, into);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v)
+      load_row_chunk<T, P, kVectors, kAligned>(g, r, v, into);
+  };
+  RowInput<T, kVectors> in;
+  if (kAhead && blockIdx.x < g.rows) load_row(blockIdx.x, in);
   for (std::int64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
-    const T* x = g.x + r * g.x_stride;
-    const T* dy = g.dy + r * g.dy_stride;
-    const bool x_aligned = kAligned || chunks_aligned(x, 0);
-    const bool dy_aligned = kAligned || chunks_aligned(dy, 0);
-    const float mean = kCentre ? g.saved_mean[r] : 0.0f;
-    const float rstd = g.saved_rstd[r];
-    Vector<T> xs[kVectors], dys[kVectors];
+    if constexpr (!kAhead) load_row_statistics<T, P, kVectors, kCentre>(g, r, in);
     RowSums partial{0.0f, 0.0f};
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
+      if constexpr (!kAhead) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
-      xs[v] = load_chunk<kAligned>(x, first, g.cols, x_aligned);
-      dys[v] = load_chunk<kAligned>(dy, first, g.cols, dy_aligned);
       float scale[kWidth];
       load_scale<kAligned>(g.weight, g.weight_plus_one, first, g.cols, weight_aligned, scale);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
-        const float xhat = (to_float(xs[v].element[j]) - mean) * rstd;
-        const float d = to_float(dys[v].element[j]);
+        const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
+        const float d = to_float(in.dy[v].element[j]);
         if constexpr (kCentre) partial.g += d * scale[j];
         partial.g_xhat += d * scale[j] * xhat;
         dy_xhat[v][j] += d * xhat;
         if constexpr (kCentre) dy_sum[v][j] += d;
       }
     }
+    RowInput<T, kVectors> next;
+    if (kAhead && r + gridDim.x < g.rows) load_row(r + gridDim.x, next);
     // One block reduction for both sums (RMSNorm needs only the second).
     if constexpr (kCentre) {
       partial = block_reduce(partial, AddRowSums{});
@@ -144,14 +188,15 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       Vector<T> out;
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {
-        const float xhat = (to_float(xs[v].element[j]) - mean) * rstd;
-        const float gj = to_float(dys[v].element[j]) * scale[j];
-        float value = rstd * (gj - mean_g - xhat * mean_g_xhat);
+        const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
+        const float gj = to_float(in.dy[v].element[j]) * scale[j];
+        float value = in.rstd * (gj - mean_g - xhat * mean_g_xhat);
         if (dresidual) value += to_float(more.element[j]);
         out.element[j] = from_float<T>(value);
       }
       store_chunk<kAligned>(dx, first, g.cols, dx_aligned, out);
     }
+    if constexpr (kAhead) in = next;
   }
   // The block's column sums, once: sums_rows rows of cols for dweight, then as many for dbias.
   float* dweight_row = HandOn::row(sums, g.cols);
