@@ -20,13 +20,15 @@ namespace {
 // Chapter 09's description of a forward call (its problem_of in ch09.cu): whether every row
 // of every tensor is a whole number of aligned 16-byte vectors, and how many 16-byte chunks a
 // row of x spans (chapter 07's count, from x's address and stride).
-ch09::Problem problem_of(const Shape& s, bool rows_aligned, const void* x, std::int64_t x_stride) {
+ch09::Problem problem_of(const Shape& s, Op op, bool rows_aligned, const void* x,
+                         std::int64_t x_stride) {
   const auto element = static_cast<std::int64_t>(size_of(s.dtype));
   return {.rows = s.rows,
           .cols = s.cols,
           .element_bytes = static_cast<int>(element),
           .aligned = rows_aligned && s.cols % (ch07::kChunkBytes / element) == 0,
-          .chunks = ch07::most_chunks(x, x_stride, s.cols, element)};
+          .chunks = ch07::most_chunks(x, x_stride, s.cols, element),
+          .add = is_add(op)};
 }
 
 Facts with_ch09_choice(const Requirements& needs, const ch09::Problem& problem) {
@@ -68,7 +70,8 @@ Facts facts_of(const NormCall& call, int compute_capability) {
   }
   const bool rows_aligned = needs.base_alignment >= ch07::kChunkBytes &&
                             needs.pitch_alignment >= ch07::kChunkBytes && parameters_aligned;
-  return with_ch09_choice(needs, problem_of(needs.shape, rows_aligned, call.x, call.x_stride));
+  return with_ch09_choice(needs,
+                          problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride));
 }
 
 Facts facts_of(const Case& c, int compute_capability) {
@@ -80,7 +83,8 @@ Facts facts_of(const Case& c, int compute_capability) {
   const bool rows_aligned =
       needs.base_alignment >= ch07::kChunkBytes && needs.pitch_alignment >= ch07::kChunkBytes;
   const auto* x = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c.misalign * element));
-  return with_ch09_choice(needs, problem_of(c.shape, rows_aligned, x, activation_stride(c)));
+  return with_ch09_choice(needs,
+                          problem_of(c.shape, needs.op, rows_aligned, x, activation_stride(c)));
 }
 
 namespace {
@@ -103,9 +107,12 @@ namespace {
 //     roof against 6.5%, 2 x 9437184 43.4% against 1.1%. With many such rows chapter 07's blocks
 //     fill the GPU and it stays: 512 x 65536 bf16 LayerNorm 41.0% against chapter 10's cluster
 //     at 35.3% (RMSNorm 54.7% against 60.3%, add + RMSNorm level).
-//  5. every other forward call: chapter 07. With many rows of medium and wide width its one
-//     block per row, sized to the row, keeps enough rows in flight: 4096 x 8192 RMSNorm 87.0%
-//     against chapter 09's 83.7%, 16384 x 4096 add + LayerNorm 87.4% against 73.0%.
+//  5. many rows of at most 1024 aligned 16-byte chunks (8192 bf16 columns): chapter 09's block
+//     per row with its register cap sized to the block (its table's rule 3). 4096 x 8192 bf16
+//     add + LayerNorm: 87.3% against chapter 07's 70.9%, add + RMSNorm 92.7% against 87.8%
+//     (H100, 2026-11-25, one device call).
+//  6. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
+//     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel
 // (chapter 07's, which takes any forward call) runs instead if it takes it, else the newest
 // chapter's kernel of the op that takes it; when none does, plan() throws, listing every
@@ -134,6 +141,10 @@ bool few_wide_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
          f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
 }
+bool capped_block(const Facts& f) {
+  return !backward(f) && ch09_kind(f) == ch09::Kind::block &&
+         ch09::kConfigs[f.ch09.config].min_blocks > 1;
+}
 bool forward(const Facts& f) {
   return !backward(f);
 }
@@ -152,9 +163,13 @@ constexpr Rule kRules[] = {
      "few rows (<= 64) wider than one block's registers hold: chapter 10 spreads a row over a "
      "cluster, the whole GPU or many blocks (H100, 16 x 4194304 fp32 LayerNorm: 39.6% of the "
      "copy roof against chapter 07's 6.5%, one block a row)"},
-    {"many rows", 7, forward,
-     "many rows of more than 1024 columns: chapter 07's block per row (H100, 4096 x 8192 bf16 "
-     "RMSNorm: 87.0% of the copy roof against chapter 09's 83.7%)"},
+    {"many rows", 9, capped_block,
+     "many rows of up to 1024 aligned 16-byte chunks: chapter 09's block per row, its registers "
+     "capped for several blocks an SM (H100, 4096 x 8192 bf16 add + LayerNorm: 87.3% of the "
+     "copy roof against chapter 07's 70.9%)"},
+    {"wide or misaligned rows", 7, forward,
+     "rows wider than 1024 16-byte chunks or off the 16-byte grid: chapter 07's block per row, "
+     "peeling a misaligned row's ends and streaming rows too wide for registers"},
 };
 // [dispatch]
 

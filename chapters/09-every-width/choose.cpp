@@ -75,15 +75,18 @@ Choice configure(int index, const Problem& p) {
 //     so the row is split over as many threads as a block has and the critical path is one
 //     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
 //     block2 to 2048, block8 to 3072; misaligned rows block4_any to 2048.
-//  3. many rows: one row per block of block8 (8 vectors a thread, at most 384 threads), the
-//     configuration that fits the most rows in an SM's registers. A row held in registers costs
-//     its data (a 16 KB bf16 row is 4096 registers whatever the split) plus every thread's own
-//     addresses and counters (some 40 registers), so the fewer threads a row is split over, the
-//     more rows an SM holds, and the more of them are loading while others reduce and store.
-//     Built, block8 uses 120 registers a thread on bf16 RMSNorm: at 8192 columns 128 threads,
-//     15.4K registers a row, 4 rows an SM, where chapter 07's 256 threads at 72 registers held 3;
-//     at 16384 columns 2 rows where chapter 07 held 1. Misaligned rows: block4_any to 2048 chunks.
-//  4. wider: chapter 07's launcher (its own 8-vector kernel, then streaming).
+//  3. many rows of at most 1024 aligned chunks (8192 bf16 columns): one row per block, with a
+//     register cap sized to that block, chosen by the sweep (H100, 2026-11-25, % of the copy
+//     roof, each configuration alone in one process). Without a residual, 4 vectors a thread:
+//     block4_128x6 to 512 chunks, block4_256x3 to 1024 (16384 x 4096 LayerNorm 92.2% against
+//     block8's 85.9%; 4096 x 8192 RMSNorm 87.2% against 83.4%). With one, 2 vectors a thread:
+//     block2_256x4, block2_512x2 (4096 x 8192 add + LayerNorm 87.3% against 72.2%, add +
+//     RMSNorm 92.7% against 80.3%): a thread then moves x and the residual in and h and y out,
+//     and more threads with fewer vectors each keep more of those loads in flight.
+//     (block8, 8 vectors a thread and the fewest threads a row, was this rule before the sweep:
+//     more rows an SM by the register count, behind on every row above.)
+//  4. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
+//     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
   auto first_that_holds = [&](std::initializer_list<const char*> names, unsigned int most_threads,
@@ -109,9 +112,13 @@ Choice choose(const Problem& p) {
     choice = first_that_holds({"block1", "block2", "block8", "block4_any"}, 1024,
                               "few rows (<= 64), a row split over up to 1024 threads");
   }
-  if (choice.config < 0) {
-    choice = first_that_holds({"block8", "block4_any"}, 512,
-                              "many rows, one row per block, the fewest threads a row");
+  if (choice.config < 0 && p.add) {
+    choice = first_that_holds({"block2_256x4", "block2_512x2"}, 512,
+                              "many rows with a residual, one row per block, 2 vectors a thread");
+  }
+  if (choice.config < 0 && !p.add) {
+    choice = first_that_holds({"block4_128x6", "block4_256x3"}, 256,
+                              "many rows, one row per block, 4 vectors a thread");
   }
   if (choice.config < 0) {
     choice = configure(config_index("wide"), p);

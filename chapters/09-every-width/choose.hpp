@@ -56,6 +56,13 @@ inline constexpr Config kConfigs[] = {
     {Kind::block, 0, 4, 512, 1, true, "block4"},
     {Kind::block, 0, 8, 384, 1, true, "block8"},
     {Kind::block, 0, 4, 512, 1, false, "block4_any"},
+    // Sized to the block they run in (a row of up to 512 or 1024 chunks), so that the cap buys
+    // blocks an SM: 64 registers a thread for 4 blocks of 256 or 2 of 512, 85 for 6 of 128 or
+    // 3 of 256 (block4 above is capped for 512 threads, so at 128 threads it may use 128).
+    {Kind::block, 0, 2, 256, 4, true, "block2_256x4"},
+    {Kind::block, 0, 2, 512, 2, true, "block2_512x2"},
+    {Kind::block, 0, 4, 128, 6, true, "block4_128x6"},
+    {Kind::block, 0, 4, 256, 3, true, "block4_256x3"},
     {Kind::wide, 0, 0, 0, 0, false, "wide"},
 };
 // [table]
@@ -68,6 +75,7 @@ struct Problem {
   int element_bytes = 2;    ///< 4, 2
   bool aligned = true;      ///< every row of every tensor a whole number of aligned vectors
   std::int64_t chunks = 0;  ///< the most 16-byte chunks a row of x spans (misalignment included)
+  bool add = false;         ///< the op adds a residual first (it moves twice the bytes a row)
 };
 
 /// The decision: a configuration (an index into kConfigs), its launch, and why.

@@ -24,6 +24,12 @@ Problem problem(std::int64_t rows, std::int64_t cols, int element_bytes, int lea
           .chunks = (lead + cols + width - 1) / width};
 }
 
+// The same problem for an op that adds a residual first.
+Problem with_residual(Problem p) {
+  p.add = true;
+  return p;
+}
+
 std::string chosen(const Problem& p) {
   const Choice choice = choose(p);
   REQUIRE(choice.config >= 0);
@@ -79,22 +85,32 @@ TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1
   CHECK(chosen(problem(1, 4096, 4)) == "block1");
   CHECK(chosen(problem(1, 4097, 2)) == "block4_any");
   CHECK(chosen(problem(64, 4096, 2)) != chosen(problem(65, 4096, 2)));  // the few-rows edge
-  // Many rows (> 64): block8, 8 vectors a thread: the fewest threads, the most rows an SM.
-  CHECK(chosen(problem(65, 4096, 2)) == "block8");
-  CHECK(choose(problem(65, 4096, 2)).threads == 64);
-  CHECK(chosen(problem(4096, 1032, 2)) == "block8");  // 129 chunks: one warp a row
-  CHECK(choose(problem(4096, 1032, 2)).threads == 32);
-  CHECK(choose(problem(4096, 8192, 2)).threads == 128);
-  CHECK(choose(problem(4096, 8200, 2)).threads == 160);  // 1025 chunks / 8, in whole warps
-  CHECK(chosen(problem(16384, 16384, 2)) == "block8");
-  CHECK(choose(problem(16384, 16384, 2)).threads == 256);
-  CHECK(chosen(problem(4096, 24576, 2)) == "block8");
-  CHECK(choose(problem(4096, 24576, 2)).threads == 384);
-  CHECK(chosen(problem(2048, 8192, 4)) == "block8");
-  CHECK(chosen(problem(4096, 5000, 2)) == "block8");  // 625 chunks, whole: aligned
-  CHECK(chosen(problem(4096, 4097, 2)) == "block4_any");
-  CHECK(chosen(problem(4096, 16384, 2)) == "block8");
-  CHECK(chosen(problem(4096, 16384, 2, 3)) == "wide");  // 2049 chunks misaligned
+  // Many rows (> 64), at most 1024 aligned chunks: 4 vectors a thread, registers capped for 6
+  // blocks of 128 threads to 512 chunks, 3 of 256 to 1024; with a residual, 2 vectors a thread,
+  // 4 blocks of 256 or 2 of 512.
+  CHECK(chosen(problem(65, 4096, 2)) == "block4_128x6");
+  CHECK(choose(problem(65, 4096, 2)).threads == 128);
+  CHECK(chosen(problem(4096, 1032, 2)) == "block4_128x6");  // 129 chunks: 33 threads, 2 warps
+  CHECK(choose(problem(4096, 1032, 2)).threads == 64);
+  CHECK(chosen(problem(4096, 4104, 2)) == "block4_256x3");  // 513 chunks
+  CHECK(chosen(problem(4096, 8192, 2)) == "block4_256x3");
+  CHECK(choose(problem(4096, 8192, 2)).threads == 256);
+  CHECK(chosen(problem(4096, 5000, 2)) == "block4_256x3");  // 625 chunks, whole: aligned
+  CHECK(choose(problem(4096, 5000, 2)).threads == 160);
+  CHECK(chosen(problem(16384, 2048, 4)) == "block4_128x6");  // fp32: 512 chunks
+  CHECK(chosen(with_residual(problem(16384, 4096, 2))) == "block2_256x4");
+  CHECK(choose(with_residual(problem(16384, 4096, 2))).threads == 256);
+  CHECK(chosen(with_residual(problem(4096, 4104, 2))) == "block2_512x2");
+  CHECK(chosen(with_residual(problem(4096, 8192, 2))) == "block2_512x2");
+  CHECK(choose(with_residual(problem(4096, 8192, 2))).threads == 512);
+  // Wider than 1024 chunks, or misaligned: chapter 07's launcher.
+  CHECK(chosen(problem(4096, 8200, 2)) == "wide");  // 1025 chunks
+  CHECK(chosen(with_residual(problem(4096, 8200, 2))) == "wide");
+  CHECK(chosen(problem(16384, 16384, 2)) == "wide");
+  CHECK(chosen(problem(2048, 8192, 4)) == "wide");
+  CHECK(chosen(problem(4096, 4097, 2)) == "wide");
+  CHECK(chosen(problem(4096, 4096, 2, 3)) == "wide");  // 513 chunks, the first partial
+  CHECK(chosen(with_residual(problem(4096, 4097, 2))) == "wide");
   CHECK(choose(problem(4096, 4096, 2)).blocks == 4096);
 }
 

@@ -91,6 +91,10 @@ TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", 
   CHECK_THAT(decided(call).why, Catch::Contains("narrow rows"));
   call.cols = call.x_stride = call.y_stride = 1025;
   CHECK(kernel_for(call) == "ch07_rmsnorm");
+  CHECK_THAT(decided(call).why, Catch::Contains("off the 16-byte grid"));
+  call.cols = call.x_stride = call.y_stride = 1032;
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block4_128x6: 64 threads a block"));
   CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
   // Misaligned by one element: a bf16 row of 1024 spans 129 chunks, which narrow32x8_any holds;
   // an fp32 one 257, which no narrow kernel holds, so it is a row for chapter 07.
@@ -110,13 +114,18 @@ TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", 
   CHECK(kernel_for(call) == "ch07_layernorm");
 }
 
-TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to chapter 07",
+TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its capped blocks",
           "[dispatch]") {
   NormCall call = full_call(Op::add_rmsnorm, 64, 4096);
   CHECK(kernel_for(call) == "ch09_add_rmsnorm");
   CHECK_THAT(decided(call).launch, Catch::StartsWith("block1: 512 threads a block, 64 blocks"));
   CHECK_THAT(decided(call).why, Catch::Contains("few rows"));
   call.rows = 65;
+  CHECK(kernel_for(call) == "ch09_add_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block2_256x4: 256 threads a block, 65"));
+  CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
+  call.cols = call.x_stride = call.y_stride = call.residual_stride = call.residual_out_stride =
+      8200;
   CHECK(kernel_for(call) == "ch07_add_rmsnorm");
   // Wider than chapter 09's blocks (and chapter 07's registers) hold: chapter 10.
   call = full_call(Op::rmsnorm, 1, 65536);
@@ -198,7 +207,7 @@ TEST_CASE("a rule's kernel that refuses the call hands it to the newest kernel t
   for (KernelEntry& kernel : ch07_needs_sm100) {
     if (kernel.chapter == 7) kernel.can.min_compute_capability = 100;
   }
-  call = full_call(Op::rmsnorm, 4096, 4096);
+  call = full_call(Op::rmsnorm, 4096, 8200);  // 1025 chunks: chapter 07's rule
   plan = decided(call, ch07_needs_sm100);
   CHECK(plan.kernel->name == "ch10_rmsnorm");  // the default refuses too: the newest takes it
   CHECK_THAT(plan.why, Catch::Contains("needs sm_100 or newer, this GPU is sm_90"));
