@@ -178,10 +178,14 @@ function(normlab_add_sanitizer_tests)
 endfunction()
 
 # Reads the SASS of a library's kernels (cuobjdump, CPU only) and checks instructions, e.g.
-# REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL". See scripts/check_sass.py.
+# REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL", and with MOST_REGISTERS the registers a thread.
+# See scripts/check_sass.py.
 function(normlab_add_sass_test)
-  cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION" "REQUIRE;FORBID;LABELS" ${ARGN})
+  cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION;MOST_REGISTERS" "REQUIRE;FORBID;LABELS" ${ARGN})
   set(checks)
+  if(S_MOST_REGISTERS)
+    list(APPEND checks --most-registers ${S_MOST_REGISTERS})
+  endif()
   foreach(pattern IN LISTS S_REQUIRE)
     list(APPEND checks --require ${pattern})
   endforeach()
