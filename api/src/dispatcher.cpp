@@ -141,9 +141,9 @@ bool few_wide_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
          f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
 }
-bool capped_block(const Facts& f) {
-  return !backward(f) && ch09_kind(f) == ch09::Kind::block &&
-         ch09::kConfigs[f.ch09.config].min_blocks > 1;
+// Past the few-row rules, chapter 09 picks a block configuration only by its rule 3.
+bool many_rows_block(const Facts& f) {
+  return !backward(f) && ch09_kind(f) == ch09::Kind::block;
 }
 bool forward(const Facts& f) {
   return !backward(f);
@@ -163,7 +163,7 @@ constexpr Rule kRules[] = {
      "few rows (<= 64) wider than one block's registers hold: chapter 10 spreads a row over a "
      "cluster, the whole GPU or many blocks (H100, 16 x 4194304 fp32 LayerNorm: 39.6% of the "
      "copy roof against chapter 07's 6.5%, one block a row)"},
-    {"many rows", 9, capped_block,
+    {"many rows", 9, many_rows_block,
      "many rows of up to 1024 aligned 16-byte chunks: chapter 09's block per row, its registers "
      "capped for several blocks an SM (H100, 4096 x 8192 bf16 add + LayerNorm: 87.3% of the "
      "copy roof against chapter 07's 70.9%)"},
