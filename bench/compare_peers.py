@@ -36,7 +36,8 @@ the CPU time the call took in its warm-up, and the CPU has queued the whole call
 reaches it. Bandwidth uses normlab's bytes model for every
 implementation (activations read once and written once, plus the parameters), so the columns
 compare times. Rows of a few rows report microseconds instead: there the launch, not the bytes,
-sets the time.
+sets the time, and the run also times an empty kernel (torch.cuda._sleep(0)) the same way, the
+floor under those rows.
 
 Before an implementation is timed, its outputs on the row's inputs are compared with a float64
 reference computed by PyTorch from the same inputs: every element must satisfy
@@ -847,6 +848,10 @@ def main(argv):
         tours = run_tours(args, args.problems, Path(scratch))
     bench = Bench(torch, args)
     roof = bench.copy_roof_gbps()
+    # The floor of the few-row group: a kernel that does nothing (a busy-wait of 0 cycles),
+    # timed as every column is.
+    empty_kernel_ms = bench.median_ms(lambda: torch.cuda._sleep(0))
+    print(f"empty kernel, timed as every column: {empty_kernel_ms * 1e3:.1f} us", flush=True)
     peers = make_peers()
     report = {
         "gpu": torch.cuda.get_device_name(0), "driver": driver_version(),
@@ -854,6 +859,7 @@ def main(argv):
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": shlex.join(["python3", "bench/compare_peers.py", *argv]),
         "copy_roof_gbps": roof,
+        "empty_kernel_ms": empty_kernel_ms,
         "normlab_copy_roof_gbps": {f"{m}x{n}-{d}": t.get("copy_roof_gbps")
                                    for (m, n, d), t in tours.items()},
         "timing": {"warmup": args.warmup, "repetitions": args.repetitions,

@@ -202,10 +202,22 @@ def bar_chart(title, rows, unit, palette):
 # ---------------------------------------------------------------- Markdown and HTML
 
 
+def floor_text(report, rows):
+    """For a group timed in microseconds: what a kernel that does nothing takes in the same
+    harness, the floor under every cell of it ("" where the run did not measure one)."""
+    floor_ms = report.get("empty_kernel_ms")
+    if rows[0]["unit"] != "microseconds" or floor_ms is None:
+        return ""
+    return (f"An empty kernel, timed the same way in the same run, takes {floor_ms * 1e3:.1f} µs: "
+            "the floor under every cell of this group.")
+
+
 def markdown(report, groups, names):
     lines = [f"# normlab and its peers on {report['gpu']}", "", heading(report), ""]
     for group, rows in groups.items():
-        lines += [f"## {group}", "", f"![{group}](peer_comparison-{slug(group)}.svg)", "",
+        floor = floor_text(report, rows)
+        lines += [f"## {group}", "", *([floor, ""] if floor else []),
+                  f"![{group}](peer_comparison-{slug(group)}.svg)", "",
                   "| case | " + " | ".join(names) + " | best peer | normlab × best peer "
                   "| normlab checked |" + "".join(f" {c} |" for c in extra_columns(report)),
                   "|---|" + "---|" * (len(names) + 3 + len(extra_columns(report)))]
@@ -225,6 +237,9 @@ def html_page(report, groups, names, charts):
     parts = [f'<p class="normlab-peers-caption">{caption}</p>']
     for group, rows in groups.items():
         parts.append(f"<h3>{html.escape(group)}</h3>")
+        floor = floor_text(report, rows)
+        if floor:
+            parts.append(f"<p>{html.escape(floor)}</p>")
         parts.append(charts[group])
         head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
         parts.append(f'<table class="doxtable normlab-peers"><tr><th>case</th>{head}'
@@ -310,6 +325,7 @@ def self_test():
         assert "| – | wrong: 3 of 8 dx \\| outside | 4.0 µs | – | no kernel | QuACK (4.0 µs) | – | – |" \
             in table, table
         assert "![few rows](peer_comparison-few-rows.svg)" in table
+        assert "An empty kernel" not in table, table  # a run that measured no floor names none
         chart = (out / "peer_comparison-few-rows.svg").read_text()
         assert "4.0 µs" in chart and "microseconds" in chart and "FlashInfer" not in chart, chart
         page = (out / PAGE_FILE).read_text()
@@ -327,6 +343,14 @@ def self_test():
         assert "| matches float64 (worst error 0.1 of tolerance) | ch04_fused 125.0% |" in table, table
         header = "<th>" + html.escape("normlab's fastest kernel") + "</th>"
         assert header in (out / PAGE_FILE).read_text()
+        # The floor is stated under the few-row group, and only there.
+        report["empty_kernel_ms"] = 0.0035
+        (out / RESULT_FILE).write_text(json.dumps(report))
+        make(out / RESULT_FILE, out)
+        table = (out / TABLE_FILE).read_text()
+        floor = "An empty kernel, timed the same way in the same run, takes 3.5 µs"
+        assert table.count(floor) == 1 and table.index("## few rows") < table.index(floor), table
+        assert html.escape(floor) in (out / PAGE_FILE).read_text()
     print("plot_peers self-test: ok")
     return 0
 
