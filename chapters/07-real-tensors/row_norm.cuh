@@ -41,8 +41,7 @@ struct Statistics {
 // rounded h, the value the next layer will read back, not of the fp32 sum.
 template <typename T, typename P, bool kAligned>
 __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
-                                  std::int64_t first, const Vector<T>& x) {
-  const Vector<T> r = load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned);
+                                  std::int64_t first, const Vector<T>& x, const Vector<T>& r) {
   Vector<T> h;
 #pragma unroll
   for (int j = 0; j < Vector<T>::kWidth; ++j) {
@@ -50,6 +49,14 @@ __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAlign
   }
   store_chunk<kAligned>(row.residual_out, first, t.cols, row.residual_out_aligned, h);
   return h;
+}
+
+// The same, loading the chunk's residual first.
+template <typename T, typename P, bool kAligned>
+__device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                  std::int64_t first, const Vector<T>& x) {
+  return add_residual(t, row, first, x,
+                      load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned));
 }
 
 // y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once.
@@ -162,17 +169,33 @@ __device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVecto
 // (Chapter 09 launches the same row with other register caps, chapter 10 with the row spread
 // over a cluster: norm_row_in_registers with a slice and a sum.)
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          typename Sum>
+          bool kResidualFirst = kAdd, typename Sum>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
                                                       Slice slice, Sum&& sum) {
   constexpr int kWidth = Vector<T>::kWidth;
   const auto row = row_of<kAligned>(t, r);
+  // kResidualFirst: every chunk of x and of the residual is requested before any h is stored.
+  // The store to residual_out, which may be the residual itself (in place), is one the compiler
+  // cannot prove apart from the next chunk's loads: stored chunk by chunk, as chapter 06 did,
+  // only one chunk's loads were in flight at a time. It costs a row of residual chunks in
+  // registers, which misaligned rows (and chapter 09's tightest caps) cannot give unspilled.
+  static_assert(kAdd || !kResidualFirst, "only add + norm has a residual");
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
+  Vector<T> residual[kResidualFirst ? kVectors : 1];
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
     h[v] = load_chunk<kAligned>(row.x, first, t.cols, true);
-    if constexpr (kAdd) h[v] = add_residual(t, row, first, h[v]);
+    if constexpr (kResidualFirst) {
+      residual[v] = load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned);
+    } else if constexpr (kAdd) {
+      h[v] = add_residual(t, row, first, h[v]);
+    }
+  }
+  if constexpr (kResidualFirst) {
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v)
+      h[v] = add_residual(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), h[v], residual[v]);
   }
   const Statistics s = row_statistics<kCentre, kAligned>(h, slice, row.lead, t.cols, t.eps, sum);
   write_statistics(t, r, s, kCentre, slice);
@@ -183,9 +206,10 @@ __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, st
   }
 }
 
-template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
+          bool kResidualFirst = kAdd>
 __device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
-  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(
+  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
       t, r, block_slice(), [](float v) { return block_sum(v); });
 }
 
@@ -193,7 +217,7 @@ template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kA
 __global__ void __launch_bounds__(kMostThreads<kVectors>, (kLeastBlocks<T, kVectors, kAligned>))
     norm_in_registers(const Tensors<T, P> t) {
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x)
-    norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(t, r);
+    norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kAdd && kAligned>(t, r);
 }
 // [kernel]
 

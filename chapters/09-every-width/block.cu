@@ -19,10 +19,10 @@ namespace {
 // [block]
 // Chapter 07's row in registers (norm_row_in_registers), under this configuration's cap.
 template <typename T, typename P, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre,
-          bool kAdd, bool kAligned>
+          bool kAdd, bool kAligned, bool kResidualFirst>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tensors<T, P> t) {
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x)
-    ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned>(t, r);
+    ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(t, r);
 }
 // [block]
 
@@ -32,8 +32,8 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
   with_config<Kind::block>(choice.config, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned>
-        <<<choice.blocks, choice.threads, 0, stream>>>(t);
+    norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
+               kAdd && c.residual_first><<<choice.blocks, choice.threads, 0, stream>>>(t);
   });
   NORMLAB_CHECK_LAUNCH();
 }

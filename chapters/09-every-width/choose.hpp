@@ -21,11 +21,12 @@ enum class Kind { narrow, block, wide };
 
 struct Config {
   Kind kind;
-  int lanes;        ///< narrow: lanes per row
-  int vectors;      ///< 16-byte vectors per thread
-  int max_threads;  ///< block: threads per block at most (narrow: kNarrowThreads)
-  int min_blocks;   ///< blocks per SM that __launch_bounds__ guarantees registers for
-  bool aligned;     ///< compiled for rows that are whole aligned vectors only
+  int lanes;            ///< narrow: lanes per row
+  int vectors;          ///< 16-byte vectors per thread
+  int max_threads;      ///< block: threads per block at most (narrow: kNarrowThreads)
+  int min_blocks;       ///< blocks per SM that __launch_bounds__ guarantees registers for
+  bool aligned;         ///< compiled for rows that are whole aligned vectors only
+  bool residual_first;  ///< add + norm: the row's residual loaded whole (row_norm.cuh)
   const char* name;
 };
 
@@ -41,29 +42,29 @@ inline constexpr int kNarrowThreads = 256;
 // also needs 8 fp32 scales (and shifts): the budgets below are the smallest that compile
 // without spilling (the build fails on a spill: -Xptxas=-warn-spills with -Werror).
 inline constexpr Config kConfigs[] = {
-    {Kind::narrow, 8, 2, kNarrowThreads, 4, true, "narrow8x2"},
-    {Kind::narrow, 32, 2, kNarrowThreads, 4, true, "narrow32x2"},
-    {Kind::narrow, 32, 3, kNarrowThreads, 4, true, "narrow32x3"},
-    {Kind::narrow, 32, 4, kNarrowThreads, 2, true, "narrow32x4"},
-    {Kind::narrow, 32, 8, kNarrowThreads, 1, true, "narrow32x8"},
-    {Kind::narrow, 8, 2, kNarrowThreads, 4, false, "narrow8x2_any"},
-    {Kind::narrow, 32, 2, kNarrowThreads, 4, false, "narrow32x2_any"},
-    {Kind::narrow, 32, 3, kNarrowThreads, 3, false, "narrow32x3_any"},
-    {Kind::narrow, 32, 4, kNarrowThreads, 1, false, "narrow32x4_any"},
-    {Kind::narrow, 32, 8, kNarrowThreads, 1, false, "narrow32x8_any"},
-    {Kind::block, 0, 1, 1024, 1, true, "block1"},
-    {Kind::block, 0, 2, 1024, 1, true, "block2"},
-    {Kind::block, 0, 4, 512, 1, true, "block4"},
-    {Kind::block, 0, 8, 384, 1, true, "block8"},
-    {Kind::block, 0, 4, 512, 1, false, "block4_any"},
+    {Kind::narrow, 8, 2, kNarrowThreads, 4, true, true, "narrow8x2"},
+    {Kind::narrow, 32, 2, kNarrowThreads, 4, true, true, "narrow32x2"},
+    {Kind::narrow, 32, 3, kNarrowThreads, 4, true, false, "narrow32x3"},
+    {Kind::narrow, 32, 4, kNarrowThreads, 2, true, true, "narrow32x4"},
+    {Kind::narrow, 32, 8, kNarrowThreads, 1, true, true, "narrow32x8"},
+    {Kind::narrow, 8, 2, kNarrowThreads, 4, false, true, "narrow8x2_any"},
+    {Kind::narrow, 32, 2, kNarrowThreads, 4, false, true, "narrow32x2_any"},
+    {Kind::narrow, 32, 3, kNarrowThreads, 3, false, false, "narrow32x3_any"},
+    {Kind::narrow, 32, 4, kNarrowThreads, 1, false, true, "narrow32x4_any"},
+    {Kind::narrow, 32, 8, kNarrowThreads, 1, false, true, "narrow32x8_any"},
+    {Kind::block, 0, 1, 1024, 1, true, true, "block1"},
+    {Kind::block, 0, 2, 1024, 1, true, true, "block2"},
+    {Kind::block, 0, 4, 512, 1, true, true, "block4"},
+    {Kind::block, 0, 8, 384, 1, true, true, "block8"},
+    {Kind::block, 0, 4, 512, 1, false, false, "block4_any"},
     // Sized to the block they run in (a row of up to 512 or 1024 chunks), so that the cap buys
     // blocks an SM: 64 registers a thread for 4 blocks of 256 or 2 of 512, 85 for 6 of 128 or
     // 3 of 256 (block4 above is capped for 512 threads, so at 128 threads it may use 128).
-    {Kind::block, 0, 2, 256, 4, true, "block2_256x4"},
-    {Kind::block, 0, 2, 512, 2, true, "block2_512x2"},
-    {Kind::block, 0, 4, 128, 6, true, "block4_128x6"},
-    {Kind::block, 0, 4, 256, 3, true, "block4_256x3"},
-    {Kind::wide, 0, 0, 0, 0, false, "wide"},
+    {Kind::block, 0, 2, 256, 4, true, true, "block2_256x4"},
+    {Kind::block, 0, 2, 512, 2, true, true, "block2_512x2"},
+    {Kind::block, 0, 4, 128, 6, true, true, "block4_128x6"},
+    {Kind::block, 0, 4, 256, 3, true, true, "block4_256x3"},
+    {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]
 inline constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);

@@ -30,7 +30,7 @@ using device::Vector;
 // Registers: __launch_bounds__(256, kMinBlocks) caps a thread at 65536 / (256 * kMinBlocks),
 // so at least kMinBlocks blocks, kMinBlocks * 256 / kLanes rows, fit an SM.
 template <typename T, typename P, int kLanes, int kVectors, int kMinBlocks, bool kCentre, bool kAdd,
-          bool kAligned>
+          bool kAligned, bool kResidualFirst>
 __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const Tensors<T, P> t) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kRowsPerBlock = kNarrowThreads / kLanes;
@@ -42,12 +42,26 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
     const bool live = r < t.rows;
     const auto row = ch07::row_of<kAligned>(t, live ? r : first_row);
     const std::int64_t cols = live ? t.cols : 0;
+    // As in chapter 07's row, with kResidualFirst every chunk of x and of the residual is
+    // requested before any h is stored.
     Vector<T> h[kVectors];  // x, or x + residual rounded to T
+    Vector<T> residual[kResidualFirst ? kVectors : 1];
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, row.lead);
       h[v] = load_chunk<kAligned>(row.x, first, cols, true);
-      if (kAdd && live) h[v] = ch07::add_residual(t, row, first, h[v]);
+      if constexpr (kResidualFirst) {
+        residual[v] = load_chunk<kAligned>(row.residual, first, cols, row.residual_aligned);
+      } else if (kAdd && live) {
+        h[v] = ch07::add_residual(t, row, first, h[v]);
+      }
+    }
+    if (kResidualFirst && live) {
+#pragma unroll
+      for (int v = 0; v < kVectors; ++v) {
+        const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, row.lead);
+        h[v] = ch07::add_residual(t, row, first, h[v], residual[v]);
+      }
     }
     // Chapter 07's two passes over the registers, summed over the row's group of lanes: lane l
     // of the group keeps chunks l, l + kLanes, ...
@@ -74,8 +88,8 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
   with_config<Kind::narrow>(choice.config, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned>
-        <<<choice.blocks, choice.threads, 0, stream>>>(t);
+    norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
+                kAdd && c.residual_first><<<choice.blocks, choice.threads, 0, stream>>>(t);
   });
   NORMLAB_CHECK_LAUNCH();
 }
