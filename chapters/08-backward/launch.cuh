@@ -77,13 +77,21 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
                  cudaStream_t stream) {
   const dim3 block(kSumColumns, kSumSlices);
   const auto grid = static_cast<unsigned int>((g.cols + kSumColumns - 1) / kSumColumns);
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = 1;
   if (g.dweight != nullptr) {
-    sum_partials<<<grid, block, 0, stream>>>(sums, sums_rows, g.cols, g.dweight);
-    NORMLAB_CHECK_LAUNCH();
+    NORMLAB_CHECK(cudaLaunchKernelEx(&config, sum_partials<P>, sums, sums_rows, g.cols, g.dweight));
   }
   if (centre && g.dbias != nullptr) {
-    sum_partials<<<grid, block, 0, stream>>>(sums + sums_rows * g.cols, sums_rows, g.cols, g.dbias);
-    NORMLAB_CHECK_LAUNCH();
+    NORMLAB_CHECK(cudaLaunchKernelEx(&config, sum_partials<P>, sums + sums_rows * g.cols, sums_rows,
+                                     g.cols, g.dbias));
   }
 }
 

@@ -51,20 +51,31 @@ struct AddRowSums {
 // [sums]
 
 // The scale of kWidth columns from first on, in fp32: w, 1 + w, or 1 without a weight.
-template <bool kAligned, int kWidth, typename P>
+// kPredicated: a missing weight is a row of no columns, so every load is predicated off and no
+// branch stands around the loads (inside a branch each load was unpacked, and waited for, at
+// once). Without it the null test branches, which costs fewer registers.
+template <bool kAligned, bool kPredicated, int kWidth, typename P>
 __device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, std::int64_t cols,
                            bool aligned, float (&scale)[kWidth]) {
-  if (weight == nullptr) {
+  if constexpr (kPredicated) {
+    load_parameters<kAligned>(weight, first, weight != nullptr ? cols : 0, aligned, scale);
+    const float offset = plus_one ? 1.0f : 0.0f;
 #pragma unroll
     for (int j = 0; j < kWidth; ++j)
-      scale[j] = 1.0f;
-    return;
-  }
-  load_parameters<kAligned>(weight, first, cols, aligned, scale);
-  if (plus_one) {
+      scale[j] = weight != nullptr ? scale[j] + offset : 1.0f;
+  } else {
+    if (weight == nullptr) {
 #pragma unroll
-    for (int j = 0; j < kWidth; ++j)
-      scale[j] += 1.0f;
+      for (int j = 0; j < kWidth; ++j)
+        scale[j] = 1.0f;
+      return;
+    }
+    load_parameters<kAligned>(weight, first, cols, aligned, scale);
+    if (plus_one) {
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j)
+        scale[j] += 1.0f;
+    }
   }
 }
 
@@ -143,19 +154,29 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     for (int v = 0; v < kVectors; ++v)
       load_row_chunk<T, P, kVectors, kAligned>(g, r, v, into);
   };
-  // Without loading ahead each chunk is loaded where it is first used: loading the whole row
-  // first spilled the 16-bit 4-vector RMSNorm kernels of misaligned rows.
+  // A row's chunks are all requested before any is used, so that their loads are in flight
+  // together: loaded where each was first used, every chunk of a row waited for the one before
+  // it (the weight's load and its null test stood between them). Rows off the 16-byte grid
+  // still load chunk by chunk: loading them whole spilled the 16-bit 4-vector RMSNorm kernels.
+  constexpr bool kWholeRow = kAhead || kAligned;
+  // The weight's loads predicated (load_scale) where that was measured to pay: H100, 2026-11-25,
+  // bf16 16384 x 4096 LayerNorm 67.3% -> 71.3% of the copy roof, fp32 2048 x 8192 RMSNorm
+  // 81.7% -> 84.5%. 16-bit RMSNorm's kernel went from 80 to 94 registers and 3 blocks an SM to
+  // 2, and fell from 85.8% to 69.1%. Rows off the 16-byte grid spill with it.
+  constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
   RowInput<T, kVectors> in;
   if (kAhead && blockIdx.x < g.rows) load_row(blockIdx.x, in);
   for (std::int64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
-    if constexpr (!kAhead) load_row_statistics<T, P, kVectors, kCentre>(g, r, in);
+    if constexpr (!kAhead && kWholeRow) load_row(r, in);
+    if constexpr (!kWholeRow) load_row_statistics<T, P, kVectors, kCentre>(g, r, in);
     RowSums partial{0.0f, 0.0f};
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
-      if constexpr (!kAhead) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
+      if constexpr (!kWholeRow) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth];
-      load_scale<kAligned>(g.weight, g.weight_plus_one, first, g.cols, weight_aligned, scale);
+      load_scale<kAligned, kPredicatedWeight>(g.weight, g.weight_plus_one, first, g.cols,
+                                              weight_aligned, scale);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
         const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
@@ -184,7 +205,8 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth];
-      load_scale<kAligned>(g.weight, g.weight_plus_one, first, g.cols, weight_aligned, scale);
+      load_scale<kAligned, kPredicatedWeight>(g.weight, g.weight_plus_one, first, g.cols,
+                                              weight_aligned, scale);
       Vector<T> more{};
       if (dresidual) more = load_chunk<kAligned>(dresidual, first, g.cols, dresidual_aligned);
       Vector<T> out;
@@ -200,6 +222,11 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     }
     if constexpr (kAhead) in = next;
   }
+  // The column sums may start launching now (programmatic dependent launch, sm_90): they wait
+  // for this grid to finish before they read.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   // The block's column sums, once: sums_rows rows of cols for dweight, then as many for dbias.
   float* dweight_row = HandOn::row(sums, g.cols);
   float* dbias_row = HandOn::row(sums + sums_rows * g.cols, g.cols);
@@ -228,6 +255,9 @@ template <typename P>
 __global__ void __launch_bounds__(kSumColumns* kSumSlices)
     sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* out) {
   __shared__ float slices[kSumSlices][kSumColumns + 1];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
   const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kSumColumns + threadIdx.x;
   float sum = 0.0f;
   if (col < cols) {
