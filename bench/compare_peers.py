@@ -327,6 +327,14 @@ def run_tours(args, problems, scratch):
             continue
         if finished.returncode not in (0, 1):  # 1: a kernel failed verification; JSON written
             sys.exit(f"compare_peers: normlab tour exited {finished.returncode}:\n{finished.stderr}")
+        if not Path(command[-1]).exists():
+            # Exit 1 without the JSON: the tour stopped before its table (a kernel refused the
+            # shape only when launched). The shape's normlab cells say so; the other rows go on.
+            said = finished.stderr.strip().splitlines()
+            reason = "normlab tour stopped" + (f": {said[-1]}" if said else "")
+            print("  " + reason, flush=True)
+            tours[(rows, cols, dtype)] = {"kernels": [], "error": reason}
+            continue
         tours[(rows, cols, dtype)] = json.loads(Path(command[-1]).read_text())
     return tours
 
@@ -744,8 +752,9 @@ def measure_row(torch, args, bench, problem, tours, peers, tolerance, roof):
     if best is None:
         note = (f"the dispatcher's {chosen} failed or was not in the tour" if chosen else
                 "the dispatcher refused the call")
+        tour = tours.get((problem.rows, problem.cols, problem.dtype)) or {}
         implementations.append({"name": "normlab", "peer": "normlab",
-                                "note": note if ours else "no kernel"})
+                                "note": note if ours else tour.get("error", "no kernel")})
         return row
     if fastest is not None:
         row["normlab_fastest"] = {key: fastest[key]
@@ -811,6 +820,16 @@ def self_test():
     assert explained_kernel(explained) == "ch09_rmsnorm", explained_kernel(explained)
     assert explained_kernel("why: kernel: not at the start of a line\n") is None
     assert all(GROUPS.get(p.group) for p in SHAPES), "every row belongs to a known group"
+    # A tour that exits 1 before writing its table marks its shape and lets the run go on.
+    with tempfile.TemporaryDirectory() as scratch:
+        stopped = Path(scratch, "normlab")
+        stopped.write_text("#!/bin/sh\necho 'normlab tour: ch10::add_rmsnorm: too wide' >&2\n"
+                           "exit 1\n")
+        stopped.chmod(0o755)
+        tours = run_tours(argparse.Namespace(normlab=stopped), SHAPES[:1], Path(scratch))
+        (tour,) = tours.values()
+        assert tour == {"kernels": [], "error": "normlab tour stopped: normlab tour: "
+                        "ch10::add_rmsnorm: too wide"}, tour
     print("compare_peers self-test: ok")
     return 0
 
