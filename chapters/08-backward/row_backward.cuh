@@ -159,10 +159,11 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // it (the weight's load and its null test stood between them). Rows off the 16-byte grid
   // still load chunk by chunk: loading them whole spilled the 16-bit 4-vector RMSNorm kernels.
   constexpr bool kWholeRow = kAhead || kAligned;
-  // The weight's loads predicated (load_scale) where that was measured to pay: H100, 2026-11-25,
-  // bf16 16384 x 4096 LayerNorm 67.3% -> 71.3% of the copy roof, fp32 2048 x 8192 RMSNorm
-  // 81.7% -> 84.5%. 16-bit RMSNorm's kernel went from 80 to 94 registers and 3 blocks an SM to
-  // 2, and fell from 85.8% to 69.1%. Rows off the 16-byte grid spill with it.
+  // The weight's loads predicated (load_scale) where that was measured to pay, alone (H100,
+  // 2026-11-25, book/results/runs/2026-11-25-h100-loads-ahead/variants-1): bf16 16384 x 4096
+  // LayerNorm 67.5% -> 70.3% of the copy roof, fp32 2048 x 8192 RMSNorm 81.2% -> 83.6%.
+  // 16-bit RMSNorm's kernel went from 80 to 94 registers and 3 blocks an SM to 2, and fell from
+  // 86.1% to 68.7%. Rows off the 16-byte grid spill with it.
   constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
   RowInput<T, kVectors> in;
   if (kAhead && blockIdx.x < g.rows) load_row(blockIdx.x, in);
