@@ -95,14 +95,15 @@ void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream, const char* conf
   run<true, true>("ch09::add_layernorm", t, stream, config);
 }
 
+void launch_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
+  NORMLAB_CHECK_LAUNCH();
+}
+
 // [empty]
 double empty_kernel_microseconds(cudaStream_t stream) {
   const Timing timing = time_on_device(
-      [](cudaStream_t s) {
-        empty_kernel<<<1, 32, 0, s>>>();
-        NORMLAB_CHECK_LAUNCH();
-      },
-      {.warmup = 10, .repetitions = 200, .flush_l2 = false}, stream);
+      launch_empty_kernel, {.warmup = 10, .repetitions = 200, .flush_l2 = false}, stream);
   return timing.median_ms * 1000.0;
 }
 // [empty]

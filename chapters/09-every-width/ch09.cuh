@@ -29,6 +29,9 @@ void add_rmsnorm(const Tensors<T, P>& t, cudaStream_t stream, const char* config
 template <typename T, typename P>
 void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream, const char* config = nullptr);
 
+/// Enqueues a kernel that does nothing (one warp) on @p stream.
+void launch_empty_kernel(cudaStream_t stream);
+
 /// The event-timed duration of an empty kernel launched back to back on @p stream, in
 /// microseconds: the floor under every few-row figure.
 double empty_kernel_microseconds(cudaStream_t stream);
