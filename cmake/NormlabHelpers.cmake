@@ -5,7 +5,8 @@
 #   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
-#   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] [SYNCCHECK] [NCCL] LABELS ... ARGS ...)
+#   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] [SYNCCHECK] [NCCL] [NO_RACECHECK]
+#                               LABELS ... ARGS ...)
 #                                            memcheck + racecheck (+ synccheck)
 #   normlab_add_sass_test(NAME n TARGET lib FUNCTION regex REQUIRE ... FORBID ... LABELS ...)
 
@@ -153,10 +154,14 @@ endfunction()
 
 # compute-sanitizer memcheck and racecheck over a program on a small problem, and synccheck
 # too with SYNCCHECK (kernels with cluster or grid barriers). NAME_SUFFIX tells apart several
-# runs of one program (other shapes, other code paths).
+# runs of one program (other shapes, other code paths). NO_RACECHECK leaves racecheck out, for a
+# run racecheck cannot judge (course.json says why, in no_racecheck_because).
 function(normlab_add_sanitizer_tests)
-  cmake_parse_arguments(S "SYNCCHECK;NCCL" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
-  set(tools memcheck racecheck)
+  cmake_parse_arguments(S "SYNCCHECK;NCCL;NO_RACECHECK" "PROGRAM;NAME_SUFFIX" "LABELS;ARGS" ${ARGN})
+  set(tools memcheck)
+  if(NOT S_NO_RACECHECK)
+    list(APPEND tools racecheck)
+  endif()
   if(S_SYNCCHECK)
     list(APPEND tools synccheck)
   endif()

@@ -3,7 +3,9 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <functional>
 
+#include "ch09.cuh"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "reference.hpp"
@@ -13,19 +15,18 @@ namespace normlab::ch11 {
 namespace {
 
 // [graph_timing]
-// The path captured once as a CUDA graph, replayed `replays` times between two events per
-// sample: microseconds a replay, the median of the samples. A graph replays the whole sequence
-// (the two launches of plain and deferred, the one of fused) with no host work between them,
-// as the paper timed both sides.
-double time_graph(NormLinear& layer, Path path, const __half* x, std::int64_t rows, __half* y,
-                  const BenchOptions& options) {
+// The launches of @p enqueue captured once as a CUDA graph, replayed `replays` times between
+// two events per sample: microseconds a replay, the median of the samples. A graph replays the
+// whole sequence (the two launches of plain and deferred, the one of fused) with no host work
+// between them, as the paper timed both sides.
+double time_graph(const std::function<void(cudaStream_t)>& enqueue, const BenchOptions& options) {
   cudaStream_t stream = nullptr;
   NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  layer.run(path, x, rows, y, stream);
+  enqueue(stream);
   NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
   NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   NORMLAB_CHECK(cudaEventCreate(&start));
@@ -53,6 +54,16 @@ double time_graph(NormLinear& layer, Path path, const __half* x, std::int64_t ro
 
 }  // namespace
 
+GraphFloor measure_floor(const BenchOptions& options) {
+  return {.one_kernel = time_graph(ch09::launch_empty_kernel, options),
+          .two_kernels = time_graph(
+              [](cudaStream_t s) {
+                ch09::launch_empty_kernel(s);
+                ch09::launch_empty_kernel(s);
+              },
+              options)};
+}
+
 ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t k_cols,
                     std::int64_t n_cols, const BenchOptions& options, std::uint64_t seed) {
   const Problem p = random_problem(tokens, k_cols, n_cols, seed);
@@ -72,7 +83,7 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
 
   ShapeResult result{.tokens = tokens, .k_cols = k_cols, .n_cols = n_cols};
   result.row_scale = layer.row_scale(tokens);
-  result.pick = choose_path(tokens, k_cols, n_cols);
+  result.pick = choose_path(tokens, k_cols, n_cols, fused_available());
   const Reference ref = reference(p, sample_rows(tokens, options.most_rows_checked));
   result.rows_checked = static_cast<std::int64_t>(ref.rows_checked.size());
   std::vector<__half> host_y(y.size());
@@ -86,7 +97,10 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
       const Verdict verdict = compare(ref, host_y, n_cols, k_cols);
       r.passed = verdict.passed;
       r.verdict = verdict.report;
-      if (r.passed) r.microseconds = time_graph(layer, path, x.data(), tokens, y.data(), options);
+      if (r.passed) {
+        r.microseconds = time_graph(
+            [&](cudaStream_t s) { layer.run(path, x.data(), tokens, y.data(), s); }, options);
+      }
     }
     result.paths.push_back(r);
   }

@@ -45,6 +45,14 @@ struct BenchOptions {
   std::int64_t most_rows_checked = 64;
 };
 
+/// The floor under every figure: graph replays of one empty kernel, and of two in a row (what
+/// a path of one launch and a path of two cost before they do any work), microseconds.
+struct GraphFloor {
+  double one_kernel = 0.0;
+  double two_kernels = 0.0;
+};
+GraphFloor measure_floor(const BenchOptions& options);
+
 /// Verifies every path on one random problem of the shape, then times the paths that passed.
 ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t k_cols,
                     std::int64_t n_cols, const BenchOptions& options, std::uint64_t seed);

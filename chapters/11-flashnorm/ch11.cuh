@@ -39,39 +39,17 @@ void row_rstd(const __half* x, std::int64_t rows, std::int64_t cols, float eps, 
 void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t cols,
                 cudaStream_t stream);
 
-/// Scratch of the fused kernel for a call of @p rows x @p k_cols -> @p n_cols: per-split
-/// partial sums and one counter per column tile. Zeroed once at construction; every launch
-/// leaves its counters zero again, so launches (and graph replays) need no reset.
-class FusedWorkspace {
- public:
-  FusedWorkspace(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
-  ~FusedWorkspace();
-  FusedWorkspace(const FusedWorkspace&) = delete;
-  FusedWorkspace& operator=(const FusedWorkspace&) = delete;
-
-  int splits() const { return splits_; }
-  std::int64_t split_rows() const { return split_rows_; }  ///< rows of W* a split reads
-  float* partials() const { return partials_; }
-  unsigned int* counters() const { return counters_; }
-  std::int64_t rows() const { return rows_; }
-  std::int64_t k_cols() const { return k_cols_; }
-  std::int64_t n_cols() const { return n_cols_; }
-
- private:
-  std::int64_t rows_, k_cols_, n_cols_;
-  std::int64_t split_rows_ = 0;
-  int splits_ = 1;
-  float* partials_ = nullptr;
-  unsigned int* counters_ = nullptr;
-};
-
-/// The fused decode kernel: y = diag(rstd(x)) · (x · w_folded), one launch, rows <= 64. Each
-/// block sums the squares of the slice of x it multiplies; the last block of a column tile adds
-/// the splits' partial sums in a fixed order, scales by 1/RMS and writes fp16. @p workspace
-/// must have been made for this shape. std::invalid_argument naming the argument (rows above
-/// kFusedMaxRows, a workspace of another shape, ...) before anything is launched.
+/// The fused decode kernel: y = diag(rstd(x)) · (x · w_folded), one launch, rows <= 64, on the
+/// tensor cores. K is split over the blocks of a thread-block cluster; each block sums the
+/// squares of the slice of x it multiplies, and the cluster adds its blocks' sums in rank order
+/// through distributed shared memory, scales by 1/RMS and writes fp16. Needs clusters (compute
+/// capability 9.0). std::invalid_argument naming the argument (rows above kFusedMaxRows, a
+/// device without clusters, ...) before anything is launched.
 void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
-                          const FusedWorkspace& workspace, cudaStream_t stream);
+                          cudaStream_t stream);
+
+/// Whether this GPU can run the fused kernel (it has thread-block clusters).
+bool fused_available();
 
 }  // namespace normlab::ch11

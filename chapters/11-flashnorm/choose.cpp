@@ -28,8 +28,10 @@ const char* name_of(Path path) {
   }
 }
 
-Path choose_path(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols) {
+Path choose_path(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols,
+                 bool fused_available) {
   for (const PathRule& rule : kPathTable) {
+    if (rule.path == Path::fused && !fused_available) continue;
     if (rows <= rule.most_rows && k_cols * n_cols <= rule.most_weights) return rule.path;
   }
   return kPathTable[std::size(kPathTable) - 1].path;  // unreachable: the last rule takes all

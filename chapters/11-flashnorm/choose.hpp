@@ -29,18 +29,19 @@ struct PathRule {
 
 inline constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 
-/// The table, as measured (H100, 2026-11-23, `ch11_flashnorm`, CUDA-graph replays; the book's
-/// Measured section has the 18 rows): the fused kernel was fastest only for one token through
-/// the smallest weight (576 x 960: 5.86 us against plain's 6.68); the deferred path, whose row
-/// scale is a third launch on CUDA 13.0's cuBLASLt, was never fastest. Everything else runs
-/// plain. A fused rule must keep most_rows <= kFusedMaxRows.
+/// The table, as measured (H200, 2026-11-26, `ch11_flashnorm`, CUDA-graph replays; the book's
+/// Measured section has the 18 rows): the fused kernel is fastest up to 16 tokens through
+/// weights up to 2048 x 2560; at 64 tokens, and through the 4096 x 6144 weight, norm + cuBLAS
+/// is. The deferred path, whose row scale is a third launch on CUDA 13.0's cuBLASLt, is never
+/// fastest. A fused rule must keep most_rows <= kFusedMaxRows.
 inline constexpr PathRule kPathTable[] = {
-    {.most_rows = 1, .most_weights = 576 * 960, .path = Path::fused},
+    {.most_rows = 16, .most_weights = 2048 * 2560, .path = Path::fused},
     {.most_rows = kAny, .most_weights = kAny, .path = Path::plain},
 };
 // [table]
 
-/// The path the table gives a call of @p rows tokens through a K x N weight.
-Path choose_path(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
+/// The path the table gives a call of @p rows tokens through a K x N weight; the fused rules
+/// are skipped where the fused kernel cannot run (@p fused_available false: no clusters).
+Path choose_path(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, bool fused_available);
 
 }  // namespace normlab::ch11

@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 11, the fused decode kernel: y = diag(1/rms(x)) · (x · W*) in one launch for at most
-// 64 tokens. With so few rows the work is reading W* (K x N halves) once from DRAM; the rows of
-// x (at most 64 x K halves) stay in L1 and L2. The normalised activations never exist: 1/RMS
-// is a per-row scalar applied to the finished sums (proposition 2), and the sum of squares it
-// needs comes from the same reads of x the product makes.
+// 64 tokens. With so few rows the work is reading W* (K x N halves) once; the rows of x (at
+// most 64 x K halves) are read by every column tile from L2. The normalised activations never
+// exist: 1/RMS is a per-row scalar applied to the finished sums (proposition 2), and the sum of
+// squares it needs comes from the same staged x the product reads.
 //
-// The grid is column tiles x splits of K. A block of 256 threads covers 64 columns: 8 threads a
-// row of W* (8 halves, one 16-byte load each: 128 contiguous bytes) times 32 rows of W* at a
-// time. Splitting K over blocks gives the GPU enough blocks to keep DRAM busy when N is small
-// (576 -> 960 has 15 column tiles). Each block writes fp32 partial sums; the last block of a
-// tile to finish (a counter per tile) adds the splits in a fixed order, so the result does not
-// depend on which block finished first, scales and writes fp16, and sets the counter back to 0.
+// The product runs on tensor cores (wmma, 16 x 16 x 16 tiles of fp16 summed in fp32), so that
+// 64 tokens cost the same reads of W* as one. A block covers 64 columns of W*, 16 a warp, and
+// the tokens padded to 16, 32 or 64 rows. Its operands arrive in stages of 64 rows of W*,
+// copied to shared memory asynchronously (cp.async) three stages ahead, so a block waits on
+// memory about once, not once a stage. To give a small layer enough blocks, K is split over the
+// blocks of a thread-block cluster (chapter 10): each block sums its slice of K, then the
+// cluster adds its blocks' sums through distributed shared memory, in rank order, so the result
+// does not depend on which block finished first. Nothing is written to global memory but y, and
+// nothing needs resetting between launches.
+//
+// What changed from this chapter's first fused kernel (a CUDA-core GEMV that split K over
+// independent blocks and summed fp32 partials in global memory, the last block of a column
+// tile finishing): it re-read W* for every 8 tokens and waited on each load it made, and lost to
+// norm + cuBLAS on 17 of 18 shapes (book/results/runs/2026-11-26-h200-ch11-fused/).
+#include <cooperative_groups.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -25,238 +36,338 @@ namespace normlab::ch11 {
 
 namespace {
 
+namespace cg = cooperative_groups;
+namespace wmma = nvcuda::wmma;
 using device::Vector;
-constexpr int kThreads = 256;
-constexpr int kWidth = Vector<__half>::kWidth;      // 8 halves a 16-byte chunk
-constexpr int kChunksPerTile = 8;                   // threads along a row of W*
-constexpr int kTileCols = kChunksPerTile * kWidth;  // 64 columns a block
-constexpr int kKLanes = kThreads / kChunksPerTile;  // 32 rows of W* at a time
+
+constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / device::kWarpSize;
-constexpr std::int64_t kLeastSplitRows = 128;  // rows of W* a split reads at least
+constexpr int kFragment = 16;                    // wmma's m16n16k16 tile
+constexpr int kTileCols = kWarps * kFragment;    // 64 columns of W* a block, 16 a warp
+constexpr int kStep = 64;                        // rows of W* (columns of x) a stage
+constexpr int kStages = 3;                       // stages in flight
+constexpr int kWidth = Vector<__half>::kWidth;   // 8 halves a 16-byte chunk
+constexpr int kWRowChunks = kTileCols / kWidth;  // chunks across a staged row of W*
+constexpr int kXRowChunks = kStep / kWidth;      // chunks across a staged row of x
+constexpr int kSkew = kWidth;                    // halves after each staged row (banks)
+constexpr int kSumSkew = 4;                      // floats after each row of sums
+constexpr int kMostClusterBlocks = 8;            // the portable cluster size
+static_assert(kThreads % kWRowChunks == 0 && kThreads % kXRowChunks == 0,
+              "a thread loads the same column of chunks in every pass");
 
 struct FusedCall {
   const __half* x;
   const __half* w;
   __half* y;
-  float* partials;         // [split][row][col], then the sums of squares [split][row]
-  unsigned int* counters;  // one per column tile
-  std::int64_t rows, k_cols, n_cols, split_rows;
-  int splits;
+  std::int64_t rows, k_cols, n_cols;
+  std::int64_t split_rows;  // rows of W* a block of the cluster multiplies
   float eps;
-  bool w_aligned;  // every row of W* starts on a 16-byte boundary
 };
 
-// [fused_accumulate]
-// Rows [m0, m0 + kRows) of x times this block's slice of W*: each thread keeps kRows x 8 sums
-// for its 8 columns over the rows k of W* it strides across, and kRows sums of squares of x.
+// [fused_stage]
+// Shared memory: a ring of kStages stages, each kStep rows of the block's 64 columns of W* and
+// kStep columns of the kRows (padded) rows of x; after the last stage, the block's sums.
 template <int kRows>
-__device__ void accumulate(const FusedCall& c, std::int64_t m0, std::int64_t first_col,
-                           std::int64_t k_begin, std::int64_t k_end, float (&acc)[kRows][kWidth],
-                           float (&squares)[kRows]) {
-  const auto k_lane = static_cast<std::int64_t>(threadIdx.x / kChunksPerTile);
-#pragma unroll 4
-  for (std::int64_t k = k_begin + k_lane; k < k_end; k += kKLanes) {
-    const Vector<__half> w =
-        device::load_chunk<false>(c.w + k * c.n_cols, first_col, c.n_cols, c.w_aligned);
+struct Ring {
+  static_assert(kRows % kFragment == 0, "whole tensor-core tiles of rows");
+  static_assert(kStep * kWRowChunks % kThreads == 0, "whole passes of the block over W*");
+  static constexpr int kWChunks = kStep * kWRowChunks / kThreads;  // a thread's, a stage
+  static constexpr int kXChunks = (kRows * kXRowChunks + kThreads - 1) / kThreads;
+  static constexpr int kWRowsAPass = kThreads / kWRowChunks;  // rows between a thread's chunks
+  static constexpr int kXRowsAPass = kThreads / kXRowChunks;
+  using WStage = __half[kStep][kTileCols + kSkew];
+  using XStage = __half[kRows][kStep + kSkew];
+  using Sums = float[kRows][kTileCols + kSumSkew];
+  static constexpr std::size_t kBytes =
+      std::max(kStages * (sizeof(WStage) + sizeof(XStage)), sizeof(Sums));
+
+  __device__ explicit Ring(unsigned char* memory)
+      : w(reinterpret_cast<WStage*>(memory)),
+        x(reinterpret_cast<XStage*>(memory + kStages * sizeof(WStage))),
+        sums(*reinterpret_cast<Sums*>(memory)) {}
+  WStage* w;
+  XStage* x;
+  Sums& sums;  // the same bytes as the stages: used once they are all consumed
+};
+
+// One 16-byte chunk of a row into shared memory. With kAligned (rows of x and W* on the
+// 16-byte grid, K and N multiples of 8) a chunk is whole inside the row or wholly past it: an
+// asynchronous copy (cp.async: no registers, and the thread goes on at once), or zeros.
+// Otherwise element by element through registers, zeros outside the row.
+template <bool kAligned>
+__device__ void stage_chunk(__half* to, const __half* row, std::int64_t first, std::int64_t cols) {
+  if (kAligned && first < cols) {
+    __pipeline_memcpy_async(to, row + first, sizeof(Vector<__half>));
+  } else {
+    *reinterpret_cast<Vector<__half>*>(to) = device::load_chunk<kAligned>(row, first, cols, false);
+  }
+}
+
+// Starts the copies of the stage of rows [k0, k0 + kStep) of W* and of x into ring slot
+// `slot`. Rows of W* past k_end, columns of x past k_end (another block sums their squares)
+// and rows of x past the last token are zeros.
+template <int kRows, bool kAligned>
+__device__ void stage(const FusedCall& c, const Ring<kRows>& ring, int slot, std::int64_t tile_col,
+                      std::int64_t k0, std::int64_t k_end) {
+  const int w_row = static_cast<int>(threadIdx.x) / kWRowChunks;
+  const int w_col = static_cast<int>(threadIdx.x) % kWRowChunks * kWidth;
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const float xv = m0 + r < c.rows ? __half2float(c.x[(m0 + r) * c.k_cols + k]) : 0.0f;
-      squares[r] += xv * xv;
+  for (int i = 0; i < Ring<kRows>::kWChunks; ++i) {
+    const int r = w_row + i * Ring<kRows>::kWRowsAPass;
+    const std::int64_t k = k0 + r;
+    if (k < k_end) {
+      stage_chunk<kAligned>(&ring.w[slot][r][w_col], c.w + k * c.n_cols, tile_col + w_col,
+                            c.n_cols);
+    } else {
+      *reinterpret_cast<Vector<__half>*>(&ring.w[slot][r][w_col]) = Vector<__half>{};
+    }
+  }
+  const int x_row = static_cast<int>(threadIdx.x) / kXRowChunks;
+  const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
 #pragma unroll
-      for (int j = 0; j < kWidth; ++j)
-        acc[r][j] += xv * __half2float(w.element[j]);
+  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
+    const int m = x_row + i * Ring<kRows>::kXRowsAPass;
+    if (m >= kRows) break;  // the block's last pass over x may be partial
+    if (m < c.rows) {
+      stage_chunk<kAligned>(&ring.x[slot][m][x_col], c.x + m * c.k_cols, k0 + x_col, k_end);
+    } else {
+      *reinterpret_cast<Vector<__half>*>(&ring.x[slot][m][x_col]) = Vector<__half>{};
     }
   }
 }
-// [fused_accumulate]
+// [fused_stage]
 
-// Adds the block's 32 k-lanes (4 in each warp by shuffles, then the 8 warps in shared memory)
-// and stores this split's partial sums of rows [m0, m0 + kRows).
+// Adds the squares of this thread's chunks of x in a landed stage to its sums of squares (one
+// for each of its rows of x).
 template <int kRows>
-__device__ void store_partials(const FusedCall& c, std::int64_t m0, float (&acc)[kRows][kWidth],
-                               float (&squares)[kRows]) {
-  __shared__ float sums[kWarps][kRows][kTileCols];
-  __shared__ float sums_of_squares[kWarps][kRows];
-  const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
-  const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
-  const int chunk = static_cast<int>(threadIdx.x) % kChunksPerTile;
+__device__ void add_squares(const Ring<kRows>& ring, int slot,
+                            float (&squares)[Ring<kRows>::kXChunks]) {
+  const int x_row = static_cast<int>(threadIdx.x) / kXRowChunks;
+  const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) {
+  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
+    const int m = x_row + i * Ring<kRows>::kXRowsAPass;
+    if (m >= kRows) break;
+    const auto chunk = *reinterpret_cast<const Vector<__half>*>(&ring.x[slot][m][x_col]);
 #pragma unroll
-    for (int mask = kChunksPerTile; mask < device::kWarpSize; mask *= 2) {
-#pragma unroll
-      for (int j = 0; j < kWidth; ++j)
-        acc[r][j] += device::shuffle_xor(acc[r][j], mask);
-      squares[r] += device::shuffle_xor(squares[r], mask);
+    for (int j = 0; j < kWidth; ++j) {
+      const float v = __half2float(chunk.element[j]);
+      squares[i] += v * v;
     }
   }
-  if (lane < kChunksPerTile) {
+}
+
+// [fused_multiply]
+// The warp's 16 columns times a landed stage: for each 16 rows of W*, one fragment of W* and
+// one of each 16 rows of x, multiplied and added on the tensor cores into the warp's
+// accumulators.
+template <int kRows>
+__device__ void multiply_stage(const Ring<kRows>& ring, int slot,
+                               wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment,
+                                              float> (&acc)[kRows / kFragment]) {
+  const int warp_col = static_cast<int>(threadIdx.x) / device::kWarpSize * kFragment;
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
+  for (int k = 0; k < kStep; k += kFragment) {
+    wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> w;
+    wmma::load_matrix_sync(w, &ring.w[slot][k][warp_col], kTileCols + kSkew);
 #pragma unroll
-      for (int j = 0; j < kWidth; ++j)
-        sums[warp][r][chunk * kWidth + j] = acc[r][j];
-      if (lane == 0) sums_of_squares[warp][r] = squares[r];
+    for (int f = 0; f < kRows / kFragment; ++f) {
+      wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> x;
+      wmma::load_matrix_sync(x, &ring.x[slot][f * kFragment][k], kStep + kSkew);
+      wmma::mma_sync(acc[f], x, w, acc[f]);
     }
+  }
+}
+// [fused_multiply]
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// [fused_cluster_sum]
+// Every block of the cluster has its sums of x · W* over its slice of K in shared memory, and
+// its sums of squares of x. After cluster.sync() each block reads all of them through DSMEM:
+// first the whole sums of squares, for 1/RMS of each row; then it adds, for its share of the
+// tile's outputs (every cluster-size-th), the blocks' sums in rank order, scales, and writes
+// fp16. The last cluster.sync() keeps every block's shared memory alive until all have read it.
+template <int kRows>
+__device__ void finish_on_cluster(const FusedCall& c, const cg::cluster_group& cluster,
+                                  typename Ring<kRows>::Sums& sums, float (&row_squares)[kRows],
+                                  float (&rstd)[kRows]) {
+  const int blocks = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  cluster.sync();
+  if (threadIdx.x < kRows) {
+    float total = 0.0f;
+#pragma unroll
+    for (int b = 0; b < kMostClusterBlocks; ++b)
+      if (b < blocks) total += *cluster.map_shared_rank(&row_squares[threadIdx.x], b);
+    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
   }
   __syncthreads();
-  const std::int64_t split = blockIdx.y;
   const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
-  for (int o = static_cast<int>(threadIdx.x); o < kRows * kTileCols; o += kThreads) {
-    const int r = o / kTileCols, col = o % kTileCols;
-    float total = 0.0f;
+  for (int o = rank * kThreads + static_cast<int>(threadIdx.x); o < kRows * kTileCols;
+       o += blocks * kThreads) {
+    const int m = o / kTileCols, col = o % kTileCols;
+    if (m >= c.rows || tile_col + col >= c.n_cols) continue;
+    float sum = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w)
-      total += sums[w][r][col];
-    if (m0 + r < c.rows && tile_col + col < c.n_cols)
-      c.partials[(split * c.rows + m0 + r) * c.n_cols + tile_col + col] = total;
+    for (int b = 0; b < kMostClusterBlocks; ++b)
+      if (b < blocks) sum += *cluster.map_shared_rank(&sums[m][col], b);
+    c.y[m * c.n_cols + tile_col + col] = __float2half_rn(sum * rstd[m]);
   }
-  if (threadIdx.x < kRows && m0 + threadIdx.x < c.rows) {
-    float total = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w)
-      total += sums_of_squares[w][threadIdx.x];
-    c.partials[c.splits * c.rows * c.n_cols + split * c.rows + m0 + threadIdx.x] = total;
-  }
-  __syncthreads();  // the next row group reuses the shared sums
+  cluster.sync();
 }
+// [fused_cluster_sum]
+#endif
 
-// [fused_finish]
-// The last block of a column tile: every split's partial sums of its columns, added in split
-// order, times 1/RMS of the row (its sums of squares, added the same way), rounded to fp16.
-__device__ void finish_tile(const FusedCall& c) {
-  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
-  const float* squares = c.partials + c.splits * c.rows * c.n_cols;
-  for (std::int64_t o = threadIdx.x; o < c.rows * kTileCols; o += kThreads) {
-    const std::int64_t m = o / kTileCols, n = tile_col + o % kTileCols;
-    if (n >= c.n_cols) continue;
-    float sum = 0.0f, sum_of_squares = 0.0f;
-    for (int s = 0; s < c.splits; ++s) {
-      sum += __ldcg(c.partials + (s * c.rows + m) * c.n_cols + n);  // L2: other blocks wrote it
-      sum_of_squares += __ldcg(squares + s * c.rows + m);
-    }
-    const float rstd = rsqrtf(sum_of_squares / static_cast<float>(c.k_cols) + c.eps);
-    c.y[m * c.n_cols + n] = __float2half_rn(sum * rstd);
-  }
-}
-// [fused_finish]
-
-template <int kRows>
+// [fused_kernel]
+// A block: its slice of K for its 64 columns, kStages stages in flight, each multiplied on the
+// tensor cores as it lands; then the cluster adds its blocks' sums.
+template <int kRows, bool kAligned>
 __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
-  const std::int64_t first_col =
-      static_cast<std::int64_t>(blockIdx.x) * kTileCols + (threadIdx.x % kChunksPerTile) * kWidth;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char shared[];
+  __shared__ float row_squares[kRows];
+  __shared__ float rstd[kRows];
+  const Ring<kRows> ring(shared);
+  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
   const std::int64_t k_begin = static_cast<std::int64_t>(blockIdx.y) * c.split_rows;
   const std::int64_t k_end = k_begin + c.split_rows < c.k_cols ? k_begin + c.split_rows : c.k_cols;
-  for (std::int64_t m0 = 0; m0 < c.rows; m0 += kRows) {
-    float acc[kRows][kWidth] = {};
-    float squares[kRows] = {};
-    accumulate<kRows>(c, m0, first_col, k_begin, k_end, acc, squares);
-    store_partials<kRows>(c, m0, acc, squares);
+  const int stages = static_cast<int>((k_end - k_begin + kStep - 1) / kStep);
+  wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float> acc[kRows / kFragment];
+#pragma unroll
+  for (auto& a : acc)
+    wmma::fill_fragment(a, 0.0f);
+  float squares[Ring<kRows>::kXChunks] = {};
+
+  // Stage s goes to slot s % kStages, kStages - 1 stages ahead of the one being multiplied.
+  // Each stage's copies are one commit group (empty past the last stage): before stage s, the
+  // groups of stages up to s + kStages - 2 are committed, so waiting until at most kStages - 2
+  // are pending means stage s has landed.
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < stages) stage<kRows, kAligned>(c, ring, s, tile_col, k_begin + s * kStep, k_end);
+    __pipeline_commit();
   }
-  // [fused_last_block]
-  // Publish this block's partials before counting it in; the block that counts last sees them.
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0)
-    last = atomicAdd(c.counters + blockIdx.x, 1u) == static_cast<unsigned int>(c.splits - 1);
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  finish_tile(c);
-  if (threadIdx.x == 0) c.counters[blockIdx.x] = 0;  // ready for the next launch
-  // [fused_last_block]
+  for (int s = 0; s < stages; ++s) {
+    __pipeline_wait_prior(kStages - 2);
+    // Every thread's copies of stage s have landed, and every warp is done with stage s - 1,
+    // whose slot the stage kStages - 1 ahead refills.
+    __syncthreads();
+    const int ahead = s + kStages - 1;
+    if (ahead < stages) {
+      stage<kRows, kAligned>(c, ring, ahead % kStages, tile_col, k_begin + ahead * kStep, k_end);
+    }
+    __pipeline_commit();
+    add_squares(ring, s % kStages, squares);
+    multiply_stage(ring, s % kStages, acc);
+  }
+  __syncthreads();  // the sums take the ring's place
+
+  const int warp_col = static_cast<int>(threadIdx.x) / device::kWarpSize * kFragment;
+#pragma unroll
+  for (int f = 0; f < kRows / kFragment; ++f)
+    wmma::store_matrix_sync(&ring.sums[f * kFragment][warp_col], acc[f], kTileCols + kSumSkew,
+                            wmma::mem_row_major);
+#pragma unroll
+  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
+    const int m = static_cast<int>(threadIdx.x) / kXRowChunks + i * Ring<kRows>::kXRowsAPass;
+    const float total = device::group_sum<kXRowChunks>(squares[i]);  // the row's threads
+    if (threadIdx.x % kXRowChunks == 0 && m < kRows) row_squares[m] = total;
+  }
+  finish_on_cluster<kRows>(c, cg::this_cluster(), ring.sums, row_squares, rstd);
+#else
+  __trap();  // the launcher refuses GPUs without clusters
+#endif
 }
+// [fused_kernel]
 
 std::int64_t tiles_of(std::int64_t n_cols) {
   return (n_cols + kTileCols - 1) / kTileCols;
 }
 
-// Rows of W* a split reads: enough splits for about two blocks an SM, none shorter than
-// kLeastSplitRows, in whole strides of the block's 32 k-lanes.
-std::int64_t split_rows_for(std::int64_t k_cols, std::int64_t n_cols) {
-  int device = 0, sms = 0;
-  NORMLAB_CHECK(cudaGetDevice(&device));
-  NORMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::int64_t wanted = (2 * sms + tiles_of(n_cols) - 1) / tiles_of(n_cols);
-  const std::int64_t most = std::max<std::int64_t>(1, k_cols / kLeastSplitRows);
-  const std::int64_t splits = std::clamp<std::int64_t>(wanted, 1, most);
-  const std::int64_t rows = (k_cols + splits - 1) / splits;
-  return (rows + kKLanes - 1) / kKLanes * kKLanes;
+// [fused_split]
+// Rows of W* a block multiplies: K over the portable cluster size, rounded up to the tensor
+// cores' 16; fewer blocks when K is short.
+std::int64_t split_rows_for(std::int64_t k_cols) {
+  const std::int64_t rows = (k_cols + kMostClusterBlocks - 1) / kMostClusterBlocks;
+  return (rows + kFragment - 1) / kFragment * kFragment;
+}
+// [fused_split]
+
+template <int kRows, bool kAligned>
+void launch(const FusedCall& call, cudaStream_t stream) {
+  const auto kernel = fused_kernel<kRows, kAligned>;
+  const auto blocks =
+      static_cast<unsigned int>((call.k_cols + call.split_rows - 1) / call.split_rows);
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = blocks;
+  cluster.val.clusterDim.z = 1;
+  if (blocks > 8) {  // beyond the portable cluster size
+    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
+  NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(Ring<kRows>::kBytes)));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols)), blocks);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = Ring<kRows>::kBytes;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, call));
 }
 
-template <int kRows>
-void launch(const FusedCall& call, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned int>(tiles_of(call.n_cols)),
-                  static_cast<unsigned int>(call.splits));
-  fused_kernel<kRows><<<grid, kThreads, 0, stream>>>(call);
+bool gpu_has_clusters() {
+  int device = 0, clusters = 0;
+  NORMLAB_CHECK(cudaGetDevice(&device));
+  NORMLAB_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
 }
 
 }  // namespace
 
-FusedWorkspace::FusedWorkspace(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols)
-    : rows_(rows), k_cols_(k_cols), n_cols_(n_cols) {
-  const char* fn = "ch11::FusedWorkspace";
-  check_argument(rows > 0 && rows <= kFusedMaxRows, fn, "rows", "must be in [1, 64]");
-  check_argument(k_cols > 0, fn, "k_cols", "must be positive");
-  check_argument(n_cols > 0 && tiles_of(n_cols) <= 0x7fffffff, fn, "n_cols",
-                 "must be positive, at most 2^31 - 1 column tiles");
-  split_rows_ = split_rows_for(k_cols, n_cols);
-  splits_ = static_cast<int>((k_cols + split_rows_ - 1) / split_rows_);
-  const std::int64_t floats = splits_ * rows * n_cols + splits_ * rows;
-  NORMLAB_CHECK(cudaMalloc(&partials_, static_cast<std::size_t>(floats) * sizeof(float)));
-  const std::size_t counter_bytes = static_cast<std::size_t>(tiles_of(n_cols)) * sizeof(unsigned);
-  NORMLAB_CHECK(cudaMalloc(&counters_, counter_bytes));
-  NORMLAB_CHECK(cudaMemset(counters_, 0, counter_bytes));
-}
-
-FusedWorkspace::~FusedWorkspace() {
-  cudaFree(partials_);
-  cudaFree(counters_);
-}
-
 // [fused_launch]
 void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
-                          const FusedWorkspace& workspace, cudaStream_t stream) {
+                          cudaStream_t stream) {
   const char* fn = "ch11::fused_rmsnorm_linear";
   check_argument(rows >= 0 && rows <= kFusedMaxRows, fn, "rows",
                  "must be in [0, 64]: the fused kernel is for decode-sized batches");
   check_argument(k_cols > 0, fn, "k_cols", "must be positive");
-  check_argument(n_cols > 0, fn, "n_cols", "must be positive");
+  check_argument(n_cols > 0 && tiles_of(n_cols) <= 0x7fffffff, fn, "n_cols",
+                 "must be positive, at most 2^31 - 1 column tiles");
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
   if (rows == 0) return;
   check_argument(x != nullptr, fn, "x", "must not be null");
   check_argument(w_folded != nullptr, fn, "w_folded", "must not be null");
   check_argument(y != nullptr, fn, "y", "must not be null");
-  check_argument(
-      workspace.k_cols() == k_cols && workspace.n_cols() == n_cols && rows <= workspace.rows(), fn,
-      "workspace", "must be made for this k_cols x n_cols and at least these rows");
-  const FusedCall call{
-      .x = x,
-      .w = w_folded,
-      .y = y,
-      .partials = workspace.partials(),
-      .counters = workspace.counters(),
-      .rows = rows,
-      .k_cols = k_cols,
-      .n_cols = n_cols,
-      .split_rows = workspace.split_rows(),
-      .splits = workspace.splits(),
-      .eps = eps,
-      .w_aligned = n_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(w_folded) % 16 == 0};
-  // Rows of x a pass holds: as few as the call has, up to 8 (64 sums a thread).
-  if (rows == 1) {
-    launch<1>(call, stream);
-  } else if (rows == 2) {
-    launch<2>(call, stream);
-  } else if (rows <= 4) {
-    launch<4>(call, stream);
+  check_argument(gpu_has_clusters(), fn, "device",
+                 "needs thread-block clusters (compute capability 9.0 or newer)");
+  const FusedCall call{.x = x,
+                       .w = w_folded,
+                       .y = y,
+                       .rows = rows,
+                       .k_cols = k_cols,
+                       .n_cols = n_cols,
+                       .split_rows = split_rows_for(k_cols),
+                       .eps = eps};
+  const bool aligned = k_cols % kWidth == 0 && n_cols % kWidth == 0 &&
+                       reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(w_folded) % 16 == 0;
+  // Tokens padded to whole tensor-core tiles: 16, 32 or 64 rows.
+  if (rows <= 16) {
+    aligned ? launch<16, true>(call, stream) : launch<16, false>(call, stream);
+  } else if (rows <= 32) {
+    aligned ? launch<32, true>(call, stream) : launch<32, false>(call, stream);
   } else {
-    launch<8>(call, stream);
+    aligned ? launch<64, true>(call, stream) : launch<64, false>(call, stream);
   }
   NORMLAB_CHECK_LAUNCH();
 }
 // [fused_launch]
+
+bool fused_available() {
+  return gpu_has_clusters();
+}
 
 }  // namespace normlab::ch11

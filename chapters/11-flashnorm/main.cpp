@@ -106,12 +106,15 @@ void print_row(const ShapeResult& s) {
               speedup.c_str(), best ? name_of(best->path) : "-");
 }
 
-void write_json(const std::vector<ShapeResult>& shapes, const std::string& path) {
+void write_json(const GraphFloor& floor, const std::vector<ShapeResult>& shapes,
+                const std::string& path) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
   JsonWriter json(out);
   json.begin_object().member("gpu", device_name()).member("dtype", "fp16").member("eps", 1e-6);
   json.member("timing", "CUDA graph replay, median of samples, microseconds a replay");
+  json.key("floor_us").begin_object().member("one_empty_kernel", floor.one_kernel);
+  json.member("two_empty_kernels", floor.two_kernels).end_object();
   json.key("shapes").begin_array();
   for (const ShapeResult& s : shapes) {
     json.begin_object().member("k", s.k_cols).member("n", s.n_cols).member("tokens", s.tokens);
@@ -134,6 +137,9 @@ void write_json(const std::vector<ShapeResult>& shapes, const std::string& path)
 int run_all(const Options& options) {
   std::printf("%s; fp16, eps 1e-6; CUDA-graph replays, us a replay (L2 warm, as replayed)\n",
               device_name().c_str());
+  const GraphFloor floor = measure_floor(options.bench);
+  std::printf("floor: a graph of one empty kernel replays in %.2f us, of two in %.2f us\n",
+              floor.one_kernel, floor.two_kernels);
   std::printf(
       "    K -> N     tokens |     plain  deferred     fused | pick     vs plain | "
       "fastest\n");
@@ -156,7 +162,7 @@ int run_all(const Options& options) {
   std::printf("deferred path's row scale: %s\n", shapes.front().row_scale.c_str());
   std::printf("verified on up to %lld rows a shape against float64 (all rows when fewer)\n",
               static_cast<long long>(options.bench.most_rows_checked));
-  if (!options.json.empty()) write_json(shapes, options.json);
+  if (!options.json.empty()) write_json(floor, shapes, options.json);
   return all_passed ? 0 : 1;
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "norm_linear.hpp"
 
-#include <algorithm>
 #include <utility>
 
 #include "normlab/check.hpp"
@@ -12,6 +11,7 @@ NormLinear::NormLinear(NormFunction norm, const LayerWeights& weights, std::int6
     : norm_(std::move(norm)),
       weights_(weights),
       most_rows_(most_rows),
+      fused_available_(fused_available()),
       normalised_(static_cast<std::size_t>(most_rows * weights.k_cols)),
       rstd_(static_cast<std::size_t>(most_rows)) {
   const char* fn = "ch11::NormLinear";
@@ -22,8 +22,6 @@ NormLinear::NormLinear(NormFunction norm, const LayerWeights& weights, std::int6
   check_argument(weights.g && weights.w && weights.w_folded, fn, "weights",
                  "must give g, w and w_folded");
   check_argument(weights.eps > 0.0f, fn, "weights.eps", "must be positive");
-  fused_ = std::make_unique<FusedWorkspace>(std::min(most_rows, kFusedMaxRows), weights.k_cols,
-                                            weights.n_cols);
 }
 
 // [paths]
@@ -57,13 +55,13 @@ void NormLinear::run(Path path, const __half* x, std::int64_t rows, __half* y,
       row_rstd(x, rows, k, eps, rstd_.data(), stream);
       return gemm_.row_scaled(x, w_folded, rstd_.data(), y, rows, k, n, stream);
     case Path::fused:
-      return fused_rmsnorm_linear(x, w_folded, rows, k, n, eps, y, *fused_, stream);
+      return fused_rmsnorm_linear(x, w_folded, rows, k, n, eps, y, stream);
   }
 }
 // [paths]
 
 void NormLinear::run(const __half* x, std::int64_t rows, __half* y, cudaStream_t stream) {
-  run(choose_path(rows, weights_.k_cols, weights_.n_cols), x, rows, y, stream);
+  run(choose_path(rows, weights_.k_cols, weights_.n_cols, fused_available_), x, rows, y, stream);
 }
 
 void NormLinear::prepare(std::int64_t rows) {

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 
 #include "ch11.cuh"
@@ -55,10 +54,10 @@ class NormLinear {
   NormFunction norm_;
   LayerWeights weights_;
   std::int64_t most_rows_;
+  bool fused_available_;  // this GPU has thread-block clusters
   LtGemm gemm_;
   DeviceBuffer<__half> normalised_;  // the plain path's X̂ ⊙ g
   DeviceBuffer<float> rstd_;         // the deferred path's 1/RMS
-  std::unique_ptr<FusedWorkspace> fused_;
 };
 
 }  // namespace normlab::ch11

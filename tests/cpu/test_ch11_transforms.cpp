@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "ch11.cuh"
@@ -140,11 +141,14 @@ TEST_CASE("sample_rows keeps the first and last rows and never repeats one", "[c
     CHECK(sample[i] > sample[i - 1]);
 }
 
-TEST_CASE("the dispatch table: fused only within 64 rows, every call gets a path", "[ch11]") {
+TEST_CASE("the dispatch table: fused only within 64 rows and on GPUs that can run it", "[ch11]") {
   for (std::int64_t rows : {1, 16, 17, 64, 65, 4096}) {
-    const Path path = choose_path(rows, 4096, 6144);
-    INFO(rows << " rows: " << name_of(path));
-    if (rows > kFusedMaxRows) CHECK(path != Path::fused);
+    for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{576, 960}, {4096, 6144}}) {
+      const Path path = choose_path(rows, k, n, true);
+      INFO(rows << " rows through " << k << " x " << n << ": " << name_of(path));
+      if (rows > kFusedMaxRows) CHECK(path != Path::fused);
+      CHECK(choose_path(rows, k, n, false) != Path::fused);
+    }
   }
 }
 
