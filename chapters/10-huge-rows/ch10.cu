@@ -17,6 +17,7 @@
 #include "dispatch.cuh"
 #include "launch.cuh"
 #include "normlab/check.hpp"
+#include "typed_call.hpp"
 #include "validate.hpp"
 
 namespace normlab::ch10 {
@@ -28,6 +29,36 @@ Gpu current_gpu() {
   NORMLAB_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   NORMLAB_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   return {.clusters = clusters != 0, .cooperative = cooperative != 0};
+}
+
+std::string whole_gpu_refusal(const Requirements& needs) {
+  if (!current_gpu().cooperative) return "needs cooperative launches";
+  const Shape& s = needs.shape;
+  const bool aligned = needs.base_alignment % ch07::kChunkBytes == 0 &&
+                       needs.pitch_alignment % ch07::kChunkBytes == 0;
+  const std::int64_t bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
+  const std::int64_t chunks =
+      (bytes + ch07::kChunkBytes - 1) / ch07::kChunkBytes + (aligned ? 0 : 1);
+  std::int64_t holds = 0;
+  const NormCall call{.op = needs.op, .dtype = s.dtype, .weight_dtype = s.weight_dtype};
+  ch07::with_dtype_pair("ch10::whole_gpu_refusal", call, [&]<typename T, typename P>() {
+    switch (needs.op) {
+      case Op::rmsnorm:
+        holds = whole_gpu_chunks<T, P, false, false>(aligned);
+        break;
+      case Op::layernorm:
+        holds = whole_gpu_chunks<T, P, true, false>(aligned);
+        break;
+      case Op::add_rmsnorm:
+        holds = whole_gpu_chunks<T, P, false, true>(aligned);
+        break;
+      default:
+        holds = whole_gpu_chunks<T, P, true, true>(aligned);
+    }
+  });
+  if (chunks <= holds) return {};
+  return "a row of " + std::to_string(chunks) + " 16-byte chunks, and every SM of this GPU holds " +
+         std::to_string(holds) + " at once";
 }
 
 std::size_t scratch_bytes(std::int64_t rows, std::int64_t cols, int element_bytes) {

@@ -9,9 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "ch07.cuh"
 #include "choose_path.hpp"
+#include "normlab/kernel.hpp"
 
 namespace normlab::ch10 {
 
@@ -49,5 +51,12 @@ void add_layernorm(const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
 
 /// What choose() is told of the current GPU (asked once per device and kept).
 Gpu current_gpu();
+
+/// Why the current GPU cannot run @p needs on the whole-GPU path, or empty: no cooperative
+/// launches, or a row of more 16-byte chunks than every SM holds at once for its op, dtypes and
+/// alignment (one chunk more for rows off the 16-byte grid, where the launcher counts exactly).
+/// The whole-GPU registry entries' KernelEntry::gpu_refusal, so that a call is refused by
+/// their capabilities instead of by the launcher.
+std::string whole_gpu_refusal(const Requirements& needs);
 
 }  // namespace normlab::ch10

@@ -2,6 +2,7 @@
 // Chapter 10's registry entries: for each op, the chapter's choice (ch10_<op>) and each path
 // forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
 // by side.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,8 @@ std::vector<KernelEntry> entries() {
   // reading chunk c before writing it). The cluster entries need sm_90, rows on the 16-byte
   // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
   // block), and hold at most 32768 chunks (131072 fp32 columns, declared for every dtype); the
-  // whole GPU refuses rows wider than its SMs hold at once, by name, when launched.
+  // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
+  // their launcher refuses them again, by name, if called directly.
   const Capabilities every_tensor = ch07::every_tensor();
   const struct {
     const char* suffix;
@@ -75,14 +77,18 @@ std::vector<KernelEntry> entries() {
         can.max_cols = cluster_chunks(true) * 4;
       }
       const Path path = p.path;
-      entries.push_back({.name = std::string("ch10_") + name_of(op) + p.suffix,
-                         .chapter = 10,
-                         .summary = p.summary,
-                         .op = op,
-                         .can = can,
-                         .launch = [path](const NormCall& call,
-                                          cudaStream_t stream) { forward(call, stream, &path); },
-                         .scratch_bytes = scratch});
+      entries.push_back(
+          {.name = std::string("ch10_") + name_of(op) + p.suffix,
+           .chapter = 10,
+           .summary = p.summary,
+           .op = op,
+           .can = can,
+           .launch = [path](const NormCall& call,
+                            cudaStream_t stream) { forward(call, stream, &path); },
+           .scratch_bytes = scratch,
+           .gpu_refusal = path == Path::whole_gpu
+                              ? std::function<std::string(const Requirements&)>(whole_gpu_refusal)
+                              : nullptr});
     }
   }
   return entries;

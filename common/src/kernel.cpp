@@ -54,6 +54,8 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   if (needs.statistics && !can.writes_statistics) return "writes no per-row statistics";
   if (needs.residual_gradient && !is_backward(op)) return "dresidual is a backward op's input";
   if (needs.residual_gradient && !can.residual_gradient) return "adds no dresidual into dx";
+  if (gpu_refusal && needs.compute_capability == 0 && gpu_unavailable_reason().empty())
+    return gpu_refusal(needs);
   return {};
 }
 

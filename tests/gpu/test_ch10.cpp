@@ -180,3 +180,30 @@ TEST_CASE("a path that cannot take the call is refused by name; nothing is writt
     CHECK_FALSE(y.is_poison(0, cols - 1));
   }
 }
+
+TEST_CASE("the whole-GPU entries' capabilities refuse exactly the rows their launcher cannot take",
+          "[ch10]") {
+  // For every op, rows from one a cluster cannot hold to wider than any GPU normlab knows holds
+  // (12582912 fp32 columns = 48 MiB), fp32 2 x 9437184 among them (PyTorch's LayerNorm test;
+  // add + RMSNorm's row is wider than an H100's SMs hold, LayerNorm's is not): a call the
+  // capabilities take runs and matches the float64 reference; a call they refuse names the
+  // chunks and what the GPU holds (the test above shows the launcher's own refusal).
+  const std::int64_t past_cluster = ch10::cluster_chunks(true) * 4 + 4;
+  for (Op op : kOps) {
+    const KernelEntry& kernel = kernel_of(op, "_whole_gpu");
+    for (const std::int64_t cols : {past_cluster, std::int64_t{9437184}, std::int64_t{12582912}}) {
+      const Case c = make_case(op, {DType::f32, DType::f32}, 1, cols, 1500 + cols);
+      const std::string refusal = kernel.refusal(c);
+      INFO(kernel.name << " at 1 x " << cols << ": " << (refusal.empty() ? "taken" : refusal));
+      if (refusal.empty()) {
+        require_all_pass(kernel, {c});
+      } else {
+        CHECK_THAT(refusal, Catch::Contains("16-byte chunks") && Catch::Contains("holds"));
+        CHECK(cols != past_cluster);
+      }
+    }
+    const std::string widest =
+        kernel.refusal(make_case(op, {DType::f32, DType::f32}, 1, 12582912, 1));
+    CHECK_FALSE(widest.empty());
+  }
+}

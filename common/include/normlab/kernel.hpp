@@ -123,6 +123,11 @@ struct KernelEntry {
   Launcher launch;
   /// Scratch bytes a call on a rows x cols shape needs (NormCall::scratch); empty for none.
   std::function<std::size_t(const Shape&)> scratch_bytes;
+  /// What this kernel cannot do on the GPU at hand that Capabilities cannot say, because it
+  /// depends on the GPU's size: a reason, or empty. Asked last, for the current GPU only (a
+  /// call that names no compute capability) and only when there is one. Chapter 10's
+  /// whole-GPU kernels: a row wider than every SM holds at once. Empty function for none.
+  std::function<std::string(const Requirements&)> gpu_refusal;
   bool baseline = false;        ///< the eager baseline speed-ups are measured against
   bool default_for_op = false;  ///< the kernel `normlab check` uses for its op
 
