@@ -45,6 +45,9 @@ void rmsnorm_thread_per_row(const float* x, std::int64_t x_stride, const float* 
                             std::int64_t y_stride, std::int64_t rows, std::int64_t cols, float eps,
                             cudaStream_t stream) {
   const char* fn = "ch01::rmsnorm_thread_per_row";
+  check_argument(cols <= kMostCols, fn, "cols",
+                 "must be at most 262144: one thread's serial fp32 sum of more squares drifts "
+                 "past the tolerance (ch01.cuh)");
   validate_rmsnorm_arguments(fn, x, x_stride, weight, y, y_stride, rows, cols, eps);
   const std::int64_t blocks = (rows + kThreads - 1) / kThreads;
   check_argument(blocks <= kMaxBlocks, fn, "rows", "must fit in 2^31 - 1 blocks of 128 rows");

@@ -9,12 +9,14 @@
 namespace normlab::ch01 {
 
 std::vector<KernelEntry> entries() {
-  // fp32, a weight, any stride and element alignment. Not in place: x and y are __restrict__,
-  // a promise to the compiler that they do not overlap.
+  // fp32, a weight, any stride and element alignment, rows of at most kMostCols (its serial
+  // sum's rounding, ch01.cuh). Not in place: x and y are __restrict__, a promise to the
+  // compiler that they do not overlap.
   return {{.name = "ch01_rmsnorm_thread_per_row",
            .chapter = 1,
            .summary = "one thread per row, serial loops (uncoalesced)",
            .op = Op::rmsnorm,
+           .can = {.max_cols = kMostCols},
            .launch = [](const NormCall& c, cudaStream_t s) {
              validate_no_weight_plus_one("ch01_rmsnorm_thread_per_row", c.weight_plus_one);
              rmsnorm_thread_per_row(static_cast<const float*>(c.x), c.x_stride,
