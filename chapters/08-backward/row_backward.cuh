@@ -79,6 +79,42 @@ __device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, s
   }
 }
 
+// [held_weight]
+// The weight under a thread's chunks, as stored (one vector of P per chunk, two for fp32
+// weights with 16-bit rows). A thread owns the same columns in every row, so it loads them once,
+// before its first row, as it keeps their column sums; a missing weight is loaded as a row of no
+// columns (every load predicated off).
+template <typename T, typename P, int kVectors>
+struct HeldWeight {
+  static constexpr int kParts = Vector<T>::kWidth / Vector<P>::kWidth;
+  Vector<P> part[kVectors][kParts];
+
+  __device__ void load(const P* weight, std::int64_t cols) {
+    const std::int64_t weight_cols = weight != nullptr ? cols : 0;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int i = 0; i < kParts; ++i) {
+        const std::int64_t first =
+            (v * blockDim.x + threadIdx.x) * std::int64_t{Vector<T>::kWidth} +
+            i * Vector<P>::kWidth;
+        part[v][i] = load_chunk<true>(weight, first, weight_cols, true);
+      }
+    }
+  }
+  // Chunk v's scale in fp32: w, 1 + w, or 1 without a weight.
+  __device__ void scale(int v, bool has_weight, bool plus_one,
+                        float (&out)[Vector<T>::kWidth]) const {
+    const float offset = plus_one ? 1.0f : 0.0f;
+#pragma unroll
+    for (int j = 0; j < Vector<T>::kWidth; ++j) {
+      const float w = to_float(part[v][j / Vector<P>::kWidth].element[j % Vector<P>::kWidth]);
+      out[j] = has_weight ? w + offset : 1.0f;
+    }
+  }
+};
+// [held_weight]
+
 // [hand_on]
 // How a block hands on its column sums when its rows are done.
 // (a) The obvious way: every block adds into one fp32 row with atomics. The order of the adds
@@ -165,6 +201,25 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // 16-bit RMSNorm's kernel went from 80 to 94 registers and 3 blocks an SM to 2, and fell from
   // 86.1% to 68.7%. Rows off the 16-byte grid spill with it.
   constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
+  // 16-bit LayerNorm, aligned, 2 vectors a thread: the weight is held in registers for all the
+  // block's rows (HeldWeight), so no row waits on it. Measured alone (H200, runs/
+  // 2026-11-26-h200-held-weight/): LayerNorm backward bf16 16384 x 4096 57.0% -> 60.6% of the
+  // copy roof, 4096 x 8192 42.1% -> 46.0%, fp16 16384 x 4096 58.3% -> 62.3%. Not for RMSNorm:
+  // at 16384 x 4096 its registers went from 80 to 103, 3 blocks an SM to 2, and it fell from
+  // 72.8% to 68.4% (it won at 4096 x 8192 and 8192 x 576, where the block count did not drop).
+  // Not for fp32 (level), nor wider kernels (they spill).
+  constexpr bool kHeldWeight = kAligned && kVectors == 2 && kCentre && sizeof(T) == 2;
+  HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
+  if constexpr (kHeldWeight) held.load(g.weight, g.cols);
+  const bool has_weight = g.weight != nullptr;
+  auto scale_of = [&](int v, std::int64_t first, float(&scale)[kWidth]) {
+    if constexpr (kHeldWeight) {
+      held.scale(v, has_weight, g.weight_plus_one, scale);
+    } else {
+      load_scale<kAligned, kPredicatedWeight>(g.weight, g.weight_plus_one, first, g.cols,
+                                              weight_aligned, scale);
+    }
+  };
   RowInput<T, kVectors> in;
   if (kAhead && blockIdx.x < g.rows) load_row(blockIdx.x, in);
   for (std::int64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
@@ -176,8 +231,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       if constexpr (!kWholeRow) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth];
-      load_scale<kAligned, kPredicatedWeight>(g.weight, g.weight_plus_one, first, g.cols,
-                                              weight_aligned, scale);
+      scale_of(v, first, scale);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
         const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
@@ -206,8 +260,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth];
-      load_scale<kAligned, kPredicatedWeight>(g.weight, g.weight_plus_one, first, g.cols,
-                                              weight_aligned, scale);
+      scale_of(v, first, scale);
       Vector<T> more{};
       if (dresidual) more = load_chunk<kAligned>(dresidual, first, g.cols, dresidual_aligned);
       Vector<T> out;
