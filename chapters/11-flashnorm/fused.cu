@@ -70,9 +70,10 @@ struct FusedCall {
 template <int kRows>
 struct Ring {
   static_assert(kRows % kFragment == 0, "whole tensor-core tiles of rows");
-  static_assert(kStep * kWRowChunks % kThreads == 0, "whole passes of the block over W*");
+  static_assert(kStep * kWRowChunks % kThreads == 0 && kRows * kXRowChunks % kThreads == 0,
+                "whole passes of the block over W* and x");
   static constexpr int kWChunks = kStep * kWRowChunks / kThreads;  // a thread's, a stage
-  static constexpr int kXChunks = (kRows * kXRowChunks + kThreads - 1) / kThreads;
+  static constexpr int kXChunks = kRows * kXRowChunks / kThreads;
   static constexpr int kWRowsAPass = kThreads / kWRowChunks;  // rows between a thread's chunks
   static constexpr int kXRowsAPass = kThreads / kXRowChunks;
   using WStage = __half[kStep][kTileCols + kSkew];
@@ -127,7 +128,6 @@ __device__ void stage(const FusedCall& c, const Ring<kRows>& ring, int slot, std
 #pragma unroll
   for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
     const int m = x_row + i * Ring<kRows>::kXRowsAPass;
-    if (m >= kRows) break;  // the block's last pass over x may be partial
     if (m < c.rows) {
       stage_chunk<kAligned>(&ring.x[slot][m][x_col], c.x + m * c.k_cols, k0 + x_col, k_end);
     } else {
@@ -146,9 +146,8 @@ __device__ void add_squares(const Ring<kRows>& ring, int slot,
   const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
 #pragma unroll
   for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
-    const int m = x_row + i * Ring<kRows>::kXRowsAPass;
-    if (m >= kRows) break;
-    const auto chunk = *reinterpret_cast<const Vector<__half>*>(&ring.x[slot][m][x_col]);
+    const auto chunk = *reinterpret_cast<const Vector<__half>*>(
+        &ring.x[slot][x_row + i * Ring<kRows>::kXRowsAPass][x_col]);
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
       const float v = __half2float(chunk.element[j]);
@@ -270,7 +269,7 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
   for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
     const int m = static_cast<int>(threadIdx.x) / kXRowChunks + i * Ring<kRows>::kXRowsAPass;
     const float total = device::group_sum<kXRowChunks>(squares[i]);  // the row's threads
-    if (threadIdx.x % kXRowChunks == 0 && m < kRows) row_squares[m] = total;
+    if (threadIdx.x % kXRowChunks == 0) row_squares[m] = total;
   }
   finish_on_cluster<kRows>(c, cg::this_cluster(), ring.sums, row_squares, rstd);
 #else
