@@ -8,12 +8,12 @@
 // The product runs on tensor cores (wmma, 16 x 16 x 16 tiles of fp16 summed in fp32), so that
 // 64 tokens cost the same reads of W* as one. A block covers 64 columns of W*, 16 a warp, and
 // the tokens padded to 16, 32 or 64 rows. Its operands arrive in stages of 64 rows of W*,
-// copied to shared memory asynchronously (cp.async) three stages ahead, so a block waits on
-// memory about once, not once a stage. To give a small layer enough blocks, K is split over the
-// blocks of a thread-block cluster (chapter 10): each block sums its slice of K, then the
-// cluster adds its blocks' sums through distributed shared memory, in rank order, so the result
-// does not depend on which block finished first. Nothing is written to global memory but y, and
-// nothing needs resetting between launches.
+// copied to shared memory asynchronously (cp.async) into a ring of three, two stages ahead of
+// the one being multiplied, so a block waits on memory about once, not once a stage. To give a
+// small layer enough blocks, K is split over the blocks of a thread-block cluster (chapter 10):
+// each block sums its slice of K, then the cluster adds its blocks' sums through distributed shared
+// memory, in rank order, so the result does not depend on which block finished first. Nothing is
+// written to global memory but y, and nothing needs resetting between launches.
 //
 // What changed from this chapter's first fused kernel (a CUDA-core GEMV that split K over
 // independent blocks and summed fp32 partials in global memory, the last block of a column
@@ -45,7 +45,7 @@ constexpr int kWarps = kThreads / device::kWarpSize;
 constexpr int kFragment = 16;                    // wmma's m16n16k16 tile
 constexpr int kTileCols = kWarps * kFragment;    // 64 columns of W* a block, 16 a warp
 constexpr int kStep = 64;                        // rows of W* (columns of x) a stage
-constexpr int kStages = 3;                       // stages in flight
+constexpr int kStages = 3;                       // stages in the ring
 constexpr int kWidth = Vector<__half>::kWidth;   // 8 halves a 16-byte chunk
 constexpr int kWRowChunks = kTileCols / kWidth;  // chunks across a staged row of W*
 constexpr int kXRowChunks = kStep / kWidth;      // chunks across a staged row of x
@@ -218,8 +218,8 @@ __device__ void finish_on_cluster(const FusedCall& c, const cg::cluster_group& c
 #endif
 
 // [fused_kernel]
-// A block: its slice of K for its 64 columns, kStages stages in flight, each multiplied on the
-// tensor cores as it lands; then the cluster adds its blocks' sums.
+// A block: its slice of K for its 64 columns, kStages - 1 stages ahead in flight, each multiplied
+// on the tensor cores as it lands; then the cluster adds its blocks' sums.
 template <int kRows, bool kAligned>
 __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
