@@ -79,6 +79,13 @@ __device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, s
   }
 }
 
+// Whether this compilation's GPU holds the weight in registers (see kHeldWeight below).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr bool kHoldWeightOnThisGpu = false;
+#else
+inline constexpr bool kHoldWeightOnThisGpu = true;
+#endif
+
 // [held_weight]
 // The weight under a thread's chunks, as stored (one vector of P per chunk, two for fp32
 // weights with 16-bit rows). A thread owns the same columns in every row, so it loads them once,
@@ -208,7 +215,10 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // at 16384 x 4096 its registers went from 80 to 103, 3 blocks an SM to 2, and it fell from
   // 72.8% to 68.4% (it won at 4096 x 8192 and 8192 x 576, where the block count did not drop).
   // Not for fp32 (level), nor wider kernels (they spill).
-  constexpr bool kHeldWeight = kAligned && kVectors == 2 && kCentre && sizeof(T) == 2;
+  // Measured on sm_90 only: built for sm_75, 80 and 89 these kernels spill (CI's older-GPU
+  // build), so there the weight is loaded for each row as before.
+  constexpr bool kHeldWeight =
+      kHoldWeightOnThisGpu && kAligned && kVectors == 2 && kCentre && sizeof(T) == 2;
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
   const bool has_weight = g.weight != nullptr;
