@@ -17,18 +17,17 @@
 #include "dispatch.cuh"
 #include "launch.cuh"
 #include "normlab/check.hpp"
+#include "normlab/device.hpp"
 #include "typed_call.hpp"
 #include "validate.hpp"
 
 namespace normlab::ch10 {
 
 Gpu current_gpu() {
-  int device = 0;
+  int device = 0, cooperative = 0;
   NORMLAB_CHECK(cudaGetDevice(&device));
-  int clusters = 0, cooperative = 0;
-  NORMLAB_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   NORMLAB_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  return {.clusters = clusters != 0, .cooperative = cooperative != 0};
+  return {.clusters = has_clusters(), .cooperative = cooperative != 0};
 }
 
 std::string whole_gpu_refusal(const Requirements& needs) {

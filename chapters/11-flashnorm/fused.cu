@@ -29,6 +29,7 @@
 
 #include "ch11.cuh"
 #include "normlab/check.hpp"
+#include "normlab/device.hpp"
 #include "normlab/device/reduce.cuh"
 #include "normlab/device/vector.cuh"
 
@@ -316,13 +317,6 @@ void launch(const FusedCall& call, cudaStream_t stream) {
   NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, call));
 }
 
-bool gpu_has_clusters() {
-  int device = 0, clusters = 0;
-  NORMLAB_CHECK(cudaGetDevice(&device));
-  NORMLAB_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0;
-}
-
 }  // namespace
 
 // [fused_launch]
@@ -340,7 +334,7 @@ void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t 
   check_argument(x != nullptr, fn, "x", "must not be null");
   check_argument(w_folded != nullptr, fn, "w_folded", "must not be null");
   check_argument(y != nullptr, fn, "y", "must not be null");
-  check_argument(gpu_has_clusters(), fn, "device",
+  check_argument(has_clusters(), fn, "device",
                  "needs thread-block clusters (compute capability 9.0 or newer)");
   const FusedCall call{.x = x,
                        .w = w_folded,
@@ -366,7 +360,7 @@ void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t 
 // [fused_launch]
 
 bool fused_available() {
-  return gpu_has_clusters();
+  return has_clusters();
 }
 
 }  // namespace normlab::ch11

@@ -54,4 +54,11 @@ int compute_capability() {
   return major * 10 + minor;
 }
 
+bool has_clusters() {
+  int device = 0, clusters = 0;
+  NORMLAB_CHECK(cudaGetDevice(&device));
+  NORMLAB_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
 }  // namespace normlab

@@ -28,4 +28,7 @@ int l2_cache_bytes();
 /// Compute capability of the current device as one number: 75 for sm_75 (T4), 90 for sm_90.
 int compute_capability();
 
+/// Whether the current device launches thread-block clusters (compute capability 9.0 and newer).
+bool has_clusters();
+
 }  // namespace normlab
