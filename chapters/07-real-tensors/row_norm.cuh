@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "normlab/device/reduce.cuh"
 #include "tensor_io.cuh"
@@ -125,21 +126,22 @@ __device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statist
 // does not have is chapter 05's pivot: y is centred on the fp32 mean, so on rows whose mean is
 // far larger than their spread (1e4 against 1) y inherits that mean's rounding.
 // Elements outside the row hold zero: harmless in the sums of h and h^2, masked out of the
-// deviations. sum(value) gives the total of value over every thread holding the row (here
-// block_sum; chapter 10 passes a cluster's or the whole GPU's).
-template <bool kCentre, bool kAligned, int kVectors, typename T, typename Sum>
-__device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVectors], Slice slice,
-                                                     int lead, std::int64_t cols, float eps,
-                                                     Sum&& sum) {
-  constexpr int kWidth = Vector<T>::kWidth;
+// deviations. chunk(v) is the thread's v-th chunk (here h[v] in registers; chapter 10 reads it
+// from shared memory), and sum(value) the total of value over every thread holding the row
+// (here block_sum; chapter 09 passes a group of lanes' sum, chapter 10 a cluster's).
+template <bool kCentre, bool kAligned, int kVectors, typename Chunk, typename Sum>
+__device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice, int lead,
+                                                     std::int64_t cols, float eps, Sum&& sum) {
+  constexpr int kWidth = std::remove_cvref_t<decltype(chunk(0))>::kWidth;
   float mean = 0.0f;
   if constexpr (kCentre) {
     float total = 0.0f;
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
+      const auto h = chunk(v);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j)
-        total += to_float(h[v].element[j]);
+        total += to_float(h.element[j]);
     }
     mean = sum(total) / static_cast<float>(cols);
   }
@@ -147,9 +149,10 @@ __device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVecto
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = chunk_start(slice.chunk(v), kWidth, lead);
+    const auto h = chunk(v);
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
-      float d = to_float(h[v].element[j]) - mean;
+      float d = to_float(h.element[j]) - mean;
       if (kCentre && !(kAligned ? first < cols : in_row(first + j, cols))) d = 0.0f;
       squares += d * d;
     }
@@ -166,21 +169,20 @@ __device__ __forceinline__ Statistics row_statistics(const Vector<T> (&h)[kVecto
 // block is sized to the row's chunks; blocks loop over rows, so any number of rows fits the
 // grid; the scale may be (1 + w); and LayerNorm's statistics come from two passes over the
 // registers instead of Welford's moments (row_statistics says why).
-// (Chapter 09 launches the same row with other register caps, chapter 10 with the row spread
-// over a cluster: norm_row_in_registers with a slice and a sum.)
-template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          bool kResidualFirst = kAdd, typename Sum>
-__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
-                                                      Slice slice, Sum&& sum) {
+// (Chapter 09 launches the same row with other register caps; chapter 10 spreads it over a
+// cluster: load_row, row_statistics and normalise_and_store with a slice and a sum.)
+// The row's chunks that @p slice gives this thread, loaded into @p h: x, or for add + norm
+// x + residual rounded to T (and stored as the new residual).
+template <typename T, typename P, int kVectors, bool kAdd, bool kAligned, bool kResidualFirst>
+__device__ __forceinline__ void load_row(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                         Slice slice, Vector<T> (&h)[kVectors]) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const auto row = row_of<kAligned>(t, r);
   // kResidualFirst: every chunk of x and of the residual is requested before any h is stored.
   // The store to residual_out, which may be the residual itself (in place), is one the compiler
   // cannot prove apart from the next chunk's loads: stored chunk by chunk, as chapter 06 did,
   // only one chunk's loads were in flight at a time. It costs a row of residual chunks in
   // registers, which misaligned rows (and chapter 09's tightest caps) cannot give unspilled.
   static_assert(kAdd || !kResidualFirst, "only add + norm has a residual");
-  Vector<T> h[kVectors];  // x, or x + residual rounded to T
   Vector<T> residual[kResidualFirst ? kVectors : 1];
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
@@ -197,20 +199,22 @@ __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, st
     for (int v = 0; v < kVectors; ++v)
       h[v] = add_residual(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), h[v], residual[v]);
   }
-  const Statistics s = row_statistics<kCentre, kAligned>(h, slice, row.lead, t.cols, t.eps, sum);
-  write_statistics(t, r, s, kCentre, slice);
-#pragma unroll
-  for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
-    normalise_and_store(t, row, first, s, h[v]);
-  }
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
           bool kResidualFirst = kAdd>
-__device__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
-  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
-      t, r, block_slice(), [](float v) { return block_sum(v); });
+__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+  const auto row = row_of<kAligned>(t, r);
+  const Slice slice = block_slice();
+  Vector<T> h[kVectors];  // x, or x + residual rounded to T
+  load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
+  const Statistics s = row_statistics<kCentre, kAligned, kVectors>(
+      [&](int v) { return h[v]; }, slice, row.lead, t.cols, t.eps,
+      [](float v) { return block_sum(v); });
+  write_statistics(t, r, s, kCentre, slice);
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v)
+    normalise_and_store(t, row, chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>

@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
     }
     // Chapter 07's two passes over the registers, summed over the row's group of lanes: lane l
     // of the group keeps chunks l, l + kLanes, ...
-    const Statistics s = ch07::row_statistics<kCentre, kAligned>(
-        h, ch07::Slice{lane, kLanes}, row.lead, t.cols, t.eps,
+    const Statistics s = ch07::row_statistics<kCentre, kAligned, kVectors>(
+        [&](int v) { return h[v]; }, ch07::Slice{lane, kLanes}, row.lead, t.cols, t.eps,
         [](float v) { return group_sum<kLanes>(v); });
     if (!live) continue;
     if (lane == 0) {

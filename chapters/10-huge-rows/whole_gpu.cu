@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -26,19 +25,11 @@ namespace {
 
 namespace cg = cooperative_groups;
 using ch07::chunk_start;
+using device::same_bits;
 
 // The most vectors a thread keeps in shared memory: 56 x 256 threads x 16 bytes is 224 KiB,
 // about all of an H100 SM's 227 KiB.
 constexpr int kMostStashVectors = 56;
-
-// The bits of @p from as a To of the same size (std::bit_cast is host-only in nvcc).
-template <typename To, typename From>
-__device__ To same_bits(const From& from) {
-  static_assert(sizeof(To) == sizeof(From));
-  To to;
-  std::memcpy(&to, &from, sizeof(To));
-  return to;
-}
 
 // Vectors of the stash loaded together where they pass through registers (add + norm, rows off
 // the 16-byte grid); 4 spilled.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10 on the GPU: each path (a cluster, the whole GPU, a split row) and the chapter's
 // choice, for every op, on rows from 16384 to 4194304 columns (powers of two and odd widths),
-// in every dtype pairing; every option (strides, misalignment, in place, (1 + w), parameters,
-// statistics, shifted rows); PyTorch's 2 x 9437184 fp32 LayerNorm; and paths refused by name,
-// before anything is written, when they cannot hold the row or lack their scratch.
+// in every dtype pairing; the cluster path with several rows a cluster; every option (strides,
+// misalignment, in place, (1 + w), parameters, statistics, shifted rows); PyTorch's 2 x 9437184
+// fp32 LayerNorm; and paths refused by name, before anything is written, when they cannot hold the
+// row or lack their scratch.
 #include "normlab_catch.hpp"
 
 #include <cstdint>
@@ -75,6 +76,31 @@ TEST_CASE("every path, every op, rows from 16384 to 4194304 columns", "[ch10]") 
           cases.push_back(make_case(op, types, w.rows, w.cols, seed++));
         }
       }
+      INFO(kernel.name);
+      require_taken_pass(kernel, cases);
+    }
+  }
+}
+
+TEST_CASE("the cluster path with more rows than clusters: each loops over rows", "[ch10]") {
+  // The cluster kernel's grid is as many clusters as the GPU holds at once, each taking rows
+  // c, c + clusters, ... with the next rows' copies in flight (cluster.cu). Here every cluster
+  // takes several rows, so the stages wrap around: 1000 x 16384 (clusters of 2 blocks), 300 x
+  // 65536 fp32 (of 16), and rows off the 16-byte grid (through registers, one stage).
+  struct Shape {
+    DTypes types;
+    std::int64_t rows, cols;
+  };
+  const Shape shapes[] = {{{DType::bf16, DType::bf16}, 1000, 16384},
+                          {{DType::f32, DType::f32}, 300, 65536},
+                          {{DType::f16, DType::f32}, 997, 16389}};
+  std::uint64_t seed = 30000;
+  for (Op op : kOps) {
+    for (const char* path : {"", "_cluster"}) {
+      const KernelEntry& kernel = kernel_of(op, path);
+      std::vector<Case> cases;
+      for (const Shape& s : shapes)
+        cases.push_back(make_case(op, s.types, s.rows, s.cols, seed++));
       INFO(kernel.name);
       require_taken_pass(kernel, cases);
     }

@@ -10,11 +10,22 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace normlab::device {
 
 inline constexpr int kVectorBytes = 16;
+
+/// The bits of @p from as a To of the same size, e.g. a Vector as the uint4 that shared memory
+/// holds it in (std::bit_cast is host-only in nvcc).
+template <typename To, typename From>
+__device__ __forceinline__ To same_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
 
 // [convert]
 __device__ __forceinline__ float to_float(float v) {
