@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -111,7 +112,15 @@ namespace {
 //     per row with its register cap sized to the block (its table's rule 3). 4096 x 8192 bf16
 //     add + LayerNorm: 87.3% against chapter 07's 70.9%, add + RMSNorm 92.7% against 87.8%
 //     (H100, 2026-11-25, one device call).
-//  6. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
+//  6. many rows of 16-bit elements on the 16-byte grid, wider than chapter 07's registers hold:
+//     chapter 10's cluster entry, which refuses GPUs without clusters and rows wider than it
+//     holds (chapter 07 then runs them, as the op's default). Since its row moved to shared
+//     memory (H200, 2026-11-26, one device call): 512 x 65536 bf16 RMSNorm 58.1% against
+//     chapter 07's 48.5%, LayerNorm 42.9% against 33.3%, add + RMSNorm 70.2% against 60.1%,
+//     add + LayerNorm 57.0% against 48.3%; 1024 x 32768 and 128 x 131072 likewise. fp32 rows
+//     stay with chapter 07: 256 x 65536 add + RMSNorm 69.5% against the cluster's 66.2%, add +
+//     LayerNorm 56.0% against 54.3%.
+//  7. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel
 // (chapter 07's, which takes any forward call) runs instead if it takes it, else the newest
@@ -122,6 +131,7 @@ struct Rule {
   int chapter;
   bool (*matches)(const Facts&);
   const char* why;
+  const char* path = nullptr;  ///< the chapter's entry ch<NN>_<op><path>; null: its default
 };
 
 ch09::Kind ch09_kind(const Facts& f) {
@@ -140,6 +150,10 @@ bool few_rows(const Facts& f) {
 bool few_wide_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
          f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
+}
+bool many_wide_16bit_rows(const Facts& f) {
+  return !backward(f) && f.problem.element_bytes == 2 && f.problem.aligned &&
+         f.problem.chunks > ch07::most_register_chunks(true);
 }
 // Past the few-row rules, chapter 09 picks a block configuration only by its rule 3.
 bool many_rows_block(const Facts& f) {
@@ -167,14 +181,30 @@ constexpr Rule kRules[] = {
      "many rows of up to 1024 aligned 16-byte chunks: chapter 09's block per row, its registers "
      "capped for several blocks an SM (H100, 4096 x 8192 bf16 add + LayerNorm: 87.3% of the "
      "copy roof against chapter 07's 70.9%)"},
+    {"many wide 16-bit rows", 10, many_wide_16bit_rows,
+     "many rows of 16-bit elements on the 16-byte grid, wider than one block's registers hold: "
+     "chapter 10's cluster, the row in its blocks' shared memory (H200, 512 x 65536 bf16 "
+     "RMSNorm: 58.1% of the copy roof against chapter 07's 48.5%)",
+     "_cluster"},
     {"wide or misaligned rows", 7, forward,
      "rows wider than 1024 16-byte chunks or off the 16-byte grid: chapter 07's block per row, "
      "peeling a misaligned row's ends and streaming rows too wide for registers"},
 };
 // [dispatch]
 
-// The kernel of @p chapter for @p op in @p kernels: its default_for_op one, else its first.
-const KernelEntry* kernel_of(std::span<const KernelEntry> kernels, Op op, int chapter) {
+// The kernel of @p chapter for @p op in @p kernels: the one named ch<NN>_<op><path> when @p path
+// is given, else its default_for_op one, else its first.
+const KernelEntry* kernel_of(std::span<const KernelEntry> kernels, Op op, int chapter,
+                             const char* path) {
+  if (path != nullptr) {
+    char chapter_digits[3];
+    std::snprintf(chapter_digits, sizeof chapter_digits, "%02d", chapter);
+    const std::string name = std::string("ch") + chapter_digits + "_" + name_of(op) + path;
+    for (const KernelEntry& kernel : kernels) {
+      if (kernel.name == name) return &kernel;
+    }
+    return nullptr;
+  }
   const KernelEntry* first = nullptr;
   for (const KernelEntry& kernel : kernels) {
     if (kernel.op != op || kernel.chapter != chapter) continue;
@@ -225,7 +255,7 @@ std::vector<const KernelEntry*> candidates(std::span<const KernelEntry> kernels,
 Plan decide(const Facts& facts, std::span<const KernelEntry> kernels) {
   const Rule& rule = *std::find_if(std::begin(kRules), std::end(kRules),
                                    [&](const Rule& r) { return r.matches(facts); });
-  const KernelEntry* chosen = kernel_of(kernels, facts.needs.op, rule.chapter);
+  const KernelEntry* chosen = kernel_of(kernels, facts.needs.op, rule.chapter, rule.path);
   std::string passed_over = "rule '" + std::string(rule.name) + "' names chapter " +
                             std::to_string(rule.chapter) + ", which has no kernel for " +
                             name_of(facts.needs.op);

@@ -131,7 +131,7 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
   call = full_call(Op::rmsnorm, 1, 65536);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
   call.rows = 65;
-  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
   // No rows: nothing to run, still planned (the kernel returns at once).
   call = full_call(Op::layernorm, 0, 4096);
   CHECK(kernel_for(call) == "ch09_layernorm");
@@ -142,8 +142,8 @@ TEST_CASE("few rows wider than chapter 07's registers hold go to chapter 10", "[
   NormCall call = full_call(Op::rmsnorm, 64, 24584);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("chapter 10"));
-  call.rows = 65;  // many such rows fill the GPU with chapter 07's blocks
-  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  call.rows = 65;  // many such rows: chapter 10's cluster (16-bit rows on the grid)
+  CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
   call = full_call(Op::rmsnorm, 64, 24576);  // chapter 09's block holds it
   CHECK(kernel_for(call) == "ch09_rmsnorm");
   call = full_call(Op::add_layernorm, 2, 65536);
@@ -155,11 +155,44 @@ TEST_CASE("few rows wider than chapter 07's registers hold go to chapter 10", "[
   // fp32: 4 columns a chunk.
   call = full_call(Op::layernorm, 16, 4194304, DType::f32);
   CHECK(kernel_for(call) == "ch10_layernorm");
-  call = full_call(Op::layernorm, 512, 65536);
+  call = full_call(Op::layernorm, 512, 65536, DType::f32);
   CHECK(kernel_for(call) == "ch07_layernorm");
   // Backward keeps to chapter 08, however wide.
   call = full_call(Op::rmsnorm_backward, 4, 12288, DType::f32);
   CHECK(kernel_for(call) == "ch08_rmsnorm_backward");
+}
+
+TEST_CASE("many wide 16-bit rows on the 16-byte grid go to chapter 10's cluster", "[dispatch]") {
+  // Wider than chapter 07's registers hold (3072 chunks of 8 bf16 columns), more than 64 rows.
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    NormCall call = full_call(op, 512, 65536);
+    CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op) + "_cluster");
+    CHECK_THAT(decided(call).why, Catch::Contains("chapter 10's cluster"));
+    call = full_call(op, 512, 65536, DType::f16);
+    CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op) + "_cluster");
+    // fp32 rows stay with chapter 07, as do rows chapter 07's registers hold.
+    call = full_call(op, 256, 65536, DType::f32);
+    CHECK(kernel_for(call) == std::string("ch07_") + normlab::name_of(op));
+  }
+  NormCall call = full_call(Op::rmsnorm, 65, 24584);  // 3073 chunks: the first past chapter 07
+  CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
+  call = full_call(Op::rmsnorm, 65, 24576);  // 3072: chapter 07's registers hold it
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  // Off the 16-byte grid: chapter 07.
+  call = full_call(Op::rmsnorm, 512, 65536);
+  call.x = address(Tensor::x, 2);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  // Wider than the cluster entry takes (131072 columns): it refuses, chapter 07 runs it.
+  call = full_call(Op::rmsnorm, 128, 262144);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  CHECK_THAT(decided(call).why, Catch::Contains("refuses the call"));
+  // A GPU without clusters (sm_80): the cluster entry refuses, chapter 07 runs it.
+  call = full_call(Op::rmsnorm, 512, 65536);
+  dispatch::validate(call);
+  const normlab::Plan ampere =
+      dispatch::decide(dispatch::facts_of(call, 80), normlab::kernel_registry());
+  REQUIRE(ampere.kernel != nullptr);
+  CHECK(ampere.kernel->name == "ch07_rmsnorm");
 }
 
 TEST_CASE("fp32 parameters, in place, Gemma and statistics stay with the rule's kernel",

@@ -11,6 +11,7 @@
 
 #include "dispatcher.hpp"
 #include "normlab/buffer.hpp"
+#include "normlab/device.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/runner.hpp"
 
@@ -62,7 +63,11 @@ std::vector<Expected> cases() {
       {with(default_case(Op::add_rmsnorm, 65, 4096, DType::bf16), 0, 0, true), "ch09_add_rmsnorm"},
       {with(default_case(Op::add_rmsnorm, 65, 4096, DType::bf16), 1, 0, true), "ch07_add_rmsnorm"},
       {with(default_case(Op::layernorm, 300, 1025, DType::bf16), 2, 3, false), "ch07_layernorm"},
-      {with(default_case(Op::rmsnorm, 65, 30000, DType::bf16), 0, 0, false), "ch07_rmsnorm"},
+      {with(default_case(Op::rmsnorm, 65, 30000, DType::bf16), 0, 0, false),
+       has_clusters() ? "ch10_rmsnorm_cluster" : "ch07_rmsnorm"},
+      {with(default_case(Op::add_layernorm, 200, 30000, DType::f16), 0, 8, true),
+       has_clusters() ? "ch10_add_layernorm_cluster" : "ch07_add_layernorm"},
+      {with(default_case(Op::rmsnorm, 65, 30000, DType::bf16), 1, 0, false), "ch07_rmsnorm"},
       {with(default_case(Op::rmsnorm, 2, 30000, DType::bf16), 0, 0, false), "ch10_rmsnorm"},
       {with(default_case(Op::add_layernorm, 3, 70001, DType::bf16), 1, 3, true),
        "ch10_add_layernorm"},
