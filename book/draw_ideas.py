@@ -639,13 +639,13 @@ def row_strip(fig, x, y, width, slices, label):
 
 
 def cluster_panel(fig, top):
-    """(a) A row over the 8 blocks of a cluster: registers, two slots, the SM-to-SM network."""
+    """(a) A row over the 8 blocks of a cluster: shared-memory stages, two slots, the network."""
     blocks = 8
     heading(fig, top, f"(a) Cluster: one row over {blocks} blocks on {blocks} SMs of one GPC; "
             "partials through DSMEM")
     row_strip(fig, 60, top + 14, 660, 2 * blocks, "row")
-    fig.text(60, top + 44, "block k keeps chunks v·8B + k·B + t in registers (B threads a block, "
-             "v < kVectors): x is read once", size=11)
+    fig.text(60, top + 44, "block k keeps chunks v·8B + k·B + t of 3 rows in turn in shared memory "
+             "(cp.async): x is read once", size=11)
     gpc_y = top + 56
     fig.rect(30, gpc_y, 700, 150, fill="none", stroke=GREY, dash="6,3")
     fig.text(38, gpc_y + 14, "one GPC", size=10, fill="#555")
@@ -655,7 +655,7 @@ def cluster_panel(fig, top):
         x = x0 + k * (sm_w + gap)
         fig.rect(x, gpc_y + 22, sm_w, 76, fill="white", stroke=THREAD[k], width=1.5)
         fig.text(x + sm_w / 2, gpc_y + 35, f"SM: block {k}", size=10, anchor="middle")
-        fig.box(x + 5, gpc_y + 41, sm_w - 10, 24, f"slice {k}", fill=REGISTER, size=10)
+        fig.box(x + 5, gpc_y + 41, sm_w - 10, 24, f"slice {k} ×3", fill=SHARED, size=10)
         for slot in range(2):
             fig.box(x + 5 + slot * (sm_w - 10) / 2, gpc_y + 70, (sm_w - 10) / 2, 22,
                     f"slot {slot}", fill=SHARED, size=9)
