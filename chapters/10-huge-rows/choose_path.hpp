@@ -10,21 +10,21 @@
 
 namespace normlab::ch10 {
 
-/// Where a row lives: in the registers of a thread-block cluster (cluster.cu), in the registers
-/// and shared memory of every SM (whole_gpu.cu), or nowhere, read twice by a split row
-/// (split.cu).
+/// Where a row lives: in the shared memory of a thread-block cluster's blocks (cluster.cu), in
+/// the registers and shared memory of every SM (whole_gpu.cu), or nowhere, read twice by a
+/// split row (split.cu).
 enum class Path { cluster, whole_gpu, split };
 
 const char* name_of(Path path);
 
-/// 16-byte vectors of the row a thread of the cluster kernel keeps in registers.
+/// 16-byte vectors of the row a thread of the cluster kernel keeps (in shared memory).
 inline constexpr int kClusterVectors = 4;
 /// The most blocks a cluster may have: 8 is the portable size, 16 needs the non-portable
 /// attribute (Hopper allows it).
 inline constexpr int kMostClusterBlocks = 16;
-/// The most threads a block of a cluster: 512 for rows on the 16-byte grid, so the compiler may
-/// give a thread 128 registers (a block of 1024 caps it at 64, and chapter 07's row spilled
-/// there); 256 for other rows, whose element-by-element edges need more than 128.
+/// The most threads a block of a cluster: 512 for rows on the 16-byte grid (2 such blocks an
+/// SM, so at most 64 registers a thread: cluster.cu); 256 for other rows, which come through
+/// registers with element-by-element edges and get up to 128.
 constexpr int most_cluster_threads(bool aligned) {
   return aligned ? 512 : 256;
 }
