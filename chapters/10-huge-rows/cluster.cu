@@ -41,6 +41,11 @@ inline constexpr int kClusterLeastBlocks = 2;
 __host__ __device__ constexpr int stages(bool aligned, bool add) {
   return aligned ? (add ? 2 : 3) : 1;
 }
+// Tensors a stage holds: x, and for add + norm on the 16-byte grid its residual (copied beside
+// it; off the grid h is added in registers and only h is stashed).
+__host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
+  return aligned && add ? 2 : 1;
+}
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 // [cluster_exchange]
@@ -99,8 +104,8 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr bool kCopyAsync = kAligned;
   constexpr int kStages = stages(kAligned, kAdd);
-  constexpr int kTensors = kCopyAsync && kAdd ? 2 : 1;  // x, and the residual
-  extern __shared__ uint4 stash[];                      // cluster_stash_bytes()
+  constexpr int kTensors = stashed_tensors(kAligned, kAdd);
+  extern __shared__ uint4 stash[];  // cluster_stash_bytes()
   __shared__ float slots[2];
   const cg::cluster_group cluster = cg::this_cluster();
   const int blocks = static_cast<int>(cluster.num_blocks());
@@ -180,9 +185,9 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
 // Shared memory a block of @p threads stashes its rows in: kClusterVectors chunks a thread of
 // x (and of the residual, for add + norm on the 16-byte grid) for each stage.
 std::size_t cluster_stash_bytes(int threads, bool aligned, bool add) {
-  const std::size_t rows = static_cast<std::size_t>(stages(aligned, add));
-  const std::size_t tensors = aligned && add ? 2 : 1;
-  return rows * tensors * kClusterVectors * static_cast<std::size_t>(threads) * sizeof(uint4);
+  const auto chunks = static_cast<std::size_t>(
+      stages(aligned, add) * stashed_tensors(aligned, add) * kClusterVectors * threads);
+  return chunks * sizeof(uint4);
 }
 
 // The grid: as many clusters as the GPU holds at once (fewer when there are fewer rows).
