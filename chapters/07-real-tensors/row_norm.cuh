@@ -43,11 +43,14 @@ struct Statistics {
 template <typename T, typename P, bool kAligned>
 __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
                                   std::int64_t first, const Vector<T>& x, const Vector<T>& r) {
-  Vector<T> h;
+  constexpr int kWidth = Vector<T>::kWidth;
+  float xs[kWidth], rs[kWidth];
+  to_floats(x, xs);
+  to_floats(r, rs);
 #pragma unroll
-  for (int j = 0; j < Vector<T>::kWidth; ++j) {
-    h.element[j] = from_float<T>(to_float(x.element[j]) + to_float(r.element[j]));
-  }
+  for (int j = 0; j < kWidth; ++j)
+    xs[j] += rs[j];
+  const Vector<T> h = from_floats<T>(xs);
   store_chunk<kAligned>(row.residual_out, first, t.cols, row.residual_out_aligned, h);
   return h;
 }
@@ -81,13 +84,14 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
       shift[j] = 0.0f;
   }
   const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
-  Vector<T> y;
+  float y[kWidth];
+  to_floats(h, y);
 #pragma unroll
   for (int j = 0; j < kWidth; ++j) {
-    const float normalised = (to_float(h.element[j]) - s.mean) * s.rstd;
-    y.element[j] = from_float<T>(normalised * (scale[j] + offset) + shift[j]);
+    const float normalised = (y[j] - s.mean) * s.rstd;
+    y[j] = normalised * (scale[j] + offset) + shift[j];
   }
-  store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, y);
+  store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
 // [rounding]
 
@@ -138,10 +142,11 @@ __device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice,
     float total = 0.0f;
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
-      const auto h = chunk(v);
+      float h[kWidth];
+      to_floats(chunk(v), h);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j)
-        total += to_float(h.element[j]);
+        total += h[j];
     }
     mean = sum(total) / static_cast<float>(cols);
   }
@@ -149,10 +154,11 @@ __device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice,
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = chunk_start(slice.chunk(v), kWidth, lead);
-    const auto h = chunk(v);
+    float h[kWidth];
+    to_floats(chunk(v), h);
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
-      float d = to_float(h.element[j]) - mean;
+      float d = h[j] - mean;
       if (kCentre && !(kAligned ? first < cols : in_row(first + j, cols))) d = 0.0f;
       squares += d * d;
     }

@@ -15,10 +15,12 @@
 namespace normlab::ch07 {
 
 using device::from_float;
+using device::from_floats;
 using device::kVectorBytes;
 using device::load_chunk;
 using device::store_chunk;
 using device::to_float;
+using device::to_floats;
 using device::Vector;
 
 // kWidth weights or biases from element first on, as fp32: one vector when P is the
@@ -29,10 +31,11 @@ __device__ void load_parameters(const P* parameters, std::int64_t first, std::in
   constexpr int kPerVector = Vector<P>::kWidth;
 #pragma unroll
   for (int i = 0; i < kWidth; i += kPerVector) {
-    const Vector<P> v = load_chunk<kAligned>(parameters, first + i, cols, aligned);
+    float part[kPerVector];
+    to_floats(load_chunk<kAligned>(parameters, first + i, cols, aligned), part);
 #pragma unroll
     for (int j = 0; j < kPerVector; ++j)
-      out[i + j] = to_float(v.element[j]);
+      out[i + j] = part[j];
   }
 }
 // The first element of chunk c: chunks start on the 16-byte grid, lead elements before the row.

@@ -20,9 +20,10 @@ using ch07::load_parameters;
 using device::block_reduce;
 using device::block_sum;
 using device::from_float;
+using device::from_floats;
 using device::load_chunk;
 using device::store_chunk;
-using device::to_float;
+using device::to_floats;
 using device::Vector;
 
 // The largest block a kernel keeping kVectors vectors of x and of dy, and kVectors * width fp32
@@ -112,11 +113,15 @@ struct HeldWeight {
   // Chunk v's scale in fp32: w, 1 + w, or 1 without a weight.
   __device__ void scale(int v, bool has_weight, bool plus_one,
                         float (&out)[Vector<T>::kWidth]) const {
+    constexpr int kPartWidth = Vector<P>::kWidth;
     const float offset = plus_one ? 1.0f : 0.0f;
 #pragma unroll
-    for (int j = 0; j < Vector<T>::kWidth; ++j) {
-      const float w = to_float(part[v][j / Vector<P>::kWidth].element[j % Vector<P>::kWidth]);
-      out[j] = has_weight ? w + offset : 1.0f;
+    for (int i = 0; i < kParts; ++i) {
+      float w[kPartWidth];
+      to_floats(part[v][i], w);
+#pragma unroll
+      for (int j = 0; j < kPartWidth; ++j)
+        out[i * kPartWidth + j] = has_weight ? w[j] + offset : 1.0f;
     }
   }
 };
@@ -240,12 +245,14 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     for (int v = 0; v < kVectors; ++v) {
       if constexpr (!kWholeRow) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
-      float scale[kWidth];
+      float scale[kWidth], x[kWidth], dy[kWidth];
       scale_of(v, first, scale);
+      to_floats(in.x[v], x);
+      to_floats(in.dy[v], dy);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
-        const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
-        const float d = to_float(in.dy[v].element[j]);
+        const float xhat = (x[j] - in.mean) * in.rstd;
+        const float d = dy[j];
         if constexpr (kCentre) partial.g += d * scale[j];
         partial.g_xhat += d * scale[j] * xhat;
         dy_xhat[v][j] += d * xhat;
@@ -273,16 +280,18 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       scale_of(v, first, scale);
       Vector<T> more{};
       if (dresidual) more = load_chunk<kAligned>(dresidual, first, g.cols, dresidual_aligned);
-      Vector<T> out;
+      float x[kWidth], dy[kWidth], out[kWidth];
+      to_floats(in.x[v], x);
+      to_floats(in.dy[v], dy);
+      to_floats(more, out);
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) {
-        const float xhat = (to_float(in.x[v].element[j]) - in.mean) * in.rstd;
-        const float gj = to_float(in.dy[v].element[j]) * scale[j];
-        float value = in.rstd * (gj - mean_g - xhat * mean_g_xhat);
-        if (dresidual) value += to_float(more.element[j]);
-        out.element[j] = from_float<T>(value);
+        const float xhat = (x[j] - in.mean) * in.rstd;
+        const float gj = dy[j] * scale[j];
+        const float value = in.rstd * (gj - mean_g - xhat * mean_g_xhat);
+        out[j] = dresidual ? out[j] + value : value;
       }
-      store_chunk<kAligned>(dx, first, g.cols, dx_aligned, out);
+      store_chunk<kAligned>(dx, first, g.cols, dx_aligned, from_floats<T>(out));
     }
     if constexpr (kAhead) in = next;
   }

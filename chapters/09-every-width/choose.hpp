@@ -49,7 +49,7 @@ inline constexpr Config kConfigs[] = {
     {Kind::narrow, 32, 8, kNarrowThreads, 1, true, true, "narrow32x8"},
     {Kind::narrow, 8, 2, kNarrowThreads, 4, false, true, "narrow8x2_any"},
     {Kind::narrow, 32, 2, kNarrowThreads, 4, false, true, "narrow32x2_any"},
-    {Kind::narrow, 32, 3, kNarrowThreads, 3, false, false, "narrow32x3_any"},
+    {Kind::narrow, 32, 3, kNarrowThreads, 2, false, false, "narrow32x3_any"},
     {Kind::narrow, 32, 4, kNarrowThreads, 1, false, true, "narrow32x4_any"},
     {Kind::narrow, 32, 8, kNarrowThreads, 1, false, true, "narrow32x8_any"},
     {Kind::block, 0, 1, 1024, 1, true, true, "block1"},

@@ -60,6 +60,65 @@ struct alignas(kVectorBytes) Vector {
   T element[kWidth];
 };
 
+// [convert_vector]
+/// A whole vector's elements as fp32. Element by element, to_float makes the compiler cut each
+/// 16-bit element out of its 32-bit register before widening it: two instructions an element.
+/// Taken a 32-bit word (two elements) at a time it is one: a bf16 is the top half of an fp32,
+/// so the low element widens by a shift and the high one by masking off the low half (exact,
+/// as to_float is); fp16 pairs widen together (__half22float2).
+template <typename T>
+__device__ __forceinline__ void to_floats(const Vector<T>& v, float (&out)[Vector<T>::kWidth]) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const uint4 words = same_bits<uint4>(v);
+    const unsigned int w[4] = {words.x, words.y, words.z, words.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      out[2 * i] = __uint_as_float(w[i] << 16);
+      out[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  } else if constexpr (std::is_same_v<T, __half>) {
+#pragma unroll
+    for (int i = 0; i < Vector<T>::kWidth; i += 2) {
+      const float2 pair = __half22float2(__halves2half2(v.element[i], v.element[i + 1]));
+      out[i] = pair.x;
+      out[i + 1] = pair.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < Vector<T>::kWidth; ++i)
+      out[i] = v.element[i];
+  }
+}
+
+/// fp32 values rounded to T (nearest even, as from_float) and packed into a vector: 16-bit
+/// types two at a time, one conversion instruction a pair instead of one an element and a
+/// byte shuffle to pack it.
+template <typename T>
+__device__ __forceinline__ Vector<T> from_floats(const float (&in)[Vector<T>::kWidth]) {
+  Vector<T> v;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+#pragma unroll
+    for (int i = 0; i < Vector<T>::kWidth; i += 2) {
+      const __nv_bfloat162 pair = __floats2bfloat162_rn(in[i], in[i + 1]);
+      v.element[i] = pair.x;
+      v.element[i + 1] = pair.y;
+    }
+  } else if constexpr (std::is_same_v<T, __half>) {
+#pragma unroll
+    for (int i = 0; i < Vector<T>::kWidth; i += 2) {
+      const __half2 pair = __floats2half2_rn(in[i], in[i + 1]);
+      v.element[i] = pair.x;
+      v.element[i + 1] = pair.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < Vector<T>::kWidth; ++i)
+      v.element[i] = in[i];
+  }
+  return v;
+}
+// [convert_vector]
+
 /// Elements [first, first + width) of a row of cols elements; elements outside the row read as
 /// zero. A chunk wholly inside the row and on a 16-byte boundary (@p aligned) moves as one
 /// vector, any other chunk element by element. kAligned promises that every chunk is either a
@@ -68,7 +127,12 @@ struct alignas(kVectorBytes) Vector {
 template <bool kAligned, typename T>
 __device__ Vector<T> load_chunk(const T* row, std::int64_t first, std::int64_t cols, bool aligned) {
   constexpr int kWidth = Vector<T>::kWidth;
-  if (kAligned ? first < cols : aligned && first >= 0 && first + kWidth <= cols) {
+  if constexpr (kAligned) {
+    uint4 words = make_uint4(0u, 0u, 0u, 0u);
+    if (first < cols) words = *reinterpret_cast<const uint4*>(row + first);
+    return same_bits<Vector<T>>(words);
+  }
+  if (aligned && first >= 0 && first + kWidth <= cols) {
     return *reinterpret_cast<const Vector<T>*>(row + first);
   }
   Vector<T> v;
