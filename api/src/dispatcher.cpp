@@ -28,7 +28,8 @@ ch09::Problem problem_of(const Shape& s, Op op, bool rows_aligned, const void* x
           .element_bytes = static_cast<int>(element),
           .aligned = rows_aligned && s.cols % (ch07::kChunkBytes / element) == 0,
           .chunks = ch07::most_chunks(x, x_stride, s.cols, element),
-          .add = is_add(op)};
+          .add = is_add(op),
+          .centre = is_layernorm(op)};
 }
 
 Facts with_ch09_choice(const Requirements& needs, const ch09::Problem& problem) {

@@ -27,16 +27,18 @@ namespace {
 // [problem]
 // What choose() needs to know of a call: its shape, its element size, whether every row of
 // every tensor is a whole number of aligned vectors (chapter 07's test), the chunks a row
-// of x spans (one more when rows start off the 16-byte grid), and whether it adds a residual.
+// of x spans (one more when rows start off the 16-byte grid), whether it adds a residual, and
+// whether it is a LayerNorm.
 template <typename T, typename P>
-Problem problem_of(const Tensors<T, P>& t, bool add) {
+Problem problem_of(const Tensors<T, P>& t, bool add, bool centre) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
   return {.rows = t.rows,
           .cols = t.cols,
           .element_bytes = static_cast<int>(element),
           .aligned = ch07::vectors_aligned(t),
           .chunks = ch07::most_chunks(t.x, t.x_stride, t.cols, element),
-          .add = add};
+          .add = add,
+          .centre = centre};
 }
 // [problem]
 
@@ -54,7 +56,7 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
   if (!kCentre) used.bias = nullptr;
-  const Problem p = problem_of(used, kAdd);
+  const Problem p = problem_of(used, kAdd, kCentre);
   const Choice choice = forced >= 0 ? configure(forced, p) : choose(p);
   check_argument(choice.why.rfind("refused:", 0) != 0, fn, "config", choice.why);
   switch (kConfigs[choice.config].kind) {

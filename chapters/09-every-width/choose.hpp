@@ -28,6 +28,7 @@ struct Config {
   bool aligned;         ///< compiled for rows that are whole aligned vectors only
   bool residual_first;  ///< add + norm: the row's residual loaded whole (row_norm.cuh)
   const char* name;
+  bool layernorm = true;  ///< compiled for LayerNorm ops too (false: RMSNorm ops only)
 };
 
 inline constexpr int kNarrowThreads = 256;
@@ -44,6 +45,10 @@ inline constexpr int kNarrowThreads = 256;
 inline constexpr Config kConfigs[] = {
     {Kind::narrow, 8, 2, kNarrowThreads, 4, true, true, "narrow8x2"},
     {Kind::narrow, 32, 2, kNarrowThreads, 4, true, true, "narrow32x2"},
+    // 16 lanes of 5 chunks hold 80, where 32 lanes of 3 leave a quarter of 96 idle on a 72-chunk
+    // (576-wide bf16) row; 4 blocks an SM fit 64 registers for RMSNorm ops, while LayerNorm's
+    // instances spill there (72 to 112 bytes), so it is compiled for RMSNorm ops only.
+    {Kind::narrow, 16, 5, kNarrowThreads, 4, true, true, "narrow16x5", false},
     {Kind::narrow, 32, 3, kNarrowThreads, 4, true, false, "narrow32x3"},
     {Kind::narrow, 32, 4, kNarrowThreads, 2, true, true, "narrow32x4"},
     {Kind::narrow, 32, 8, kNarrowThreads, 1, true, true, "narrow32x8"},
@@ -77,6 +82,7 @@ struct Problem {
   bool aligned = true;      ///< every row of every tensor a whole number of aligned vectors
   std::int64_t chunks = 0;  ///< the most 16-byte chunks a row of x spans (misalignment included)
   bool add = false;         ///< the op adds a residual first (it moves twice the bytes a row)
+  bool centre = false;      ///< the op is a LayerNorm (it subtracts the mean)
 };
 
 /// The decision: a configuration (an index into kConfigs), its launch, and why.

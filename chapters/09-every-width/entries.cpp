@@ -8,6 +8,7 @@
 #include "ch09_entries.hpp"
 #include "choose.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/ops.hpp"
 #include "typed_call.hpp"
 
 namespace normlab::ch09 {
@@ -55,13 +56,14 @@ std::vector<KernelEntry> entries() {
 std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype) {
   const int element_bytes = static_cast<int>(size_of(dtype));
   const int width = 16 / element_bytes;
-  const Problem p{.rows = rows,
-                  .cols = cols,
-                  .element_bytes = element_bytes,
-                  .aligned = cols % width == 0,
-                  .chunks = (cols + width - 1) / width};
+  Problem p{.rows = rows,
+            .cols = cols,
+            .element_bytes = element_bytes,
+            .aligned = cols % width == 0,
+            .chunks = (cols + width - 1) / width};
   std::vector<KernelEntry> entries;
   for (Op op : kOps) {
+    p.centre = is_layernorm(op);
     for (const Config& config : kConfigs) {
       if (config.kind == Kind::wide) continue;  // chapter 07's kernels, in its own program
       const Choice choice = configure(config_index(config.name), p);

@@ -88,8 +88,12 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
   with_config<Kind::narrow>(choice.config, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                kAdd && c.residual_first><<<choice.blocks, choice.threads, 0, stream>>>(t);
+    if constexpr (kCentre && !c.layernorm) {
+      throw std::logic_error(std::string("ch09: ") + c.name + " has no LayerNorm kernel");
+    } else {
+      norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
+                  kAdd && c.residual_first><<<choice.blocks, choice.threads, 0, stream>>>(t);
+    }
   });
   NORMLAB_CHECK_LAUNCH();
 }

@@ -24,6 +24,12 @@ Problem problem(std::int64_t rows, std::int64_t cols, int element_bytes, int lea
           .chunks = (lead + cols + width - 1) / width};
 }
 
+// The same problem for a LayerNorm op.
+Problem centred(Problem p) {
+  p.centre = true;
+  return p;
+}
+
 // The same problem for an op that adds a residual first.
 Problem with_residual(Problem p) {
   p.add = true;
@@ -47,8 +53,10 @@ TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]")
   CHECK(chosen(problem(8192, 128, 2)) == "narrow8x2");           // 16 chunks
   CHECK(chosen(problem(8192, 136, 2)) == "narrow32x2");          // 17
   CHECK(chosen(problem(8192, 512, 2)) == "narrow32x2");          // 64
-  CHECK(chosen(problem(8192, 520, 2)) == "narrow32x3");          // 65
-  CHECK(chosen(problem(8192, 576, 2)) == "narrow32x3");          // 72
+  CHECK(chosen(problem(8192, 520, 2)) == "narrow16x5");          // 65
+  CHECK(chosen(problem(8192, 576, 2)) == "narrow16x5");          // 72
+  CHECK(chosen(problem(8192, 640, 2)) == "narrow16x5");          // 80
+  CHECK(chosen(problem(8192, 648, 2)) == "narrow32x3");          // 81
   CHECK(chosen(problem(8192, 768, 2)) == "narrow32x3");          // 96
   CHECK(chosen(problem(8192, 776, 2)) == "narrow32x4");          // 97
   CHECK(chosen(problem(8192, 1024, 2)) == "narrow32x4");         // 128
@@ -59,15 +67,24 @@ TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]")
   CHECK(chosen(problem(8192, 1023, 4)) == "narrow32x8_any");
   CHECK(chosen(problem(8192, 1021, 4, 3)) == "narrow32x8_any");  // 256 chunks with the lead
   // Few rows of narrow width still take the narrow kernel: one group, one pass.
-  CHECK(chosen(problem(1, 576, 2)) == "narrow32x3");
+  CHECK(chosen(problem(1, 576, 2)) == "narrow16x5");
+  // LayerNorm has no narrow16x5 kernel: its 65 to 80 chunks go to narrow32x3, with or without
+  // a residual; add + RMSNorm takes narrow16x5 as RMSNorm does.
+  CHECK(chosen(centred(problem(8192, 520, 2))) == "narrow32x3");
+  CHECK(chosen(centred(problem(8192, 576, 2))) == "narrow32x3");
+  CHECK(chosen(centred(with_residual(problem(8192, 640, 2)))) == "narrow32x3");
+  CHECK(chosen(with_residual(problem(8192, 576, 2))) == "narrow16x5");
+  CHECK(chosen(centred(problem(8192, 512, 2))) == "narrow32x2");
 }
 
 TEST_CASE("narrow launch: 256 threads, 256 / lanes rows a block, blocks for every row", "[ch09]") {
-  const Choice c = choose(problem(8192, 576, 2));
+  const Choice c = choose(centred(problem(8192, 576, 2)));  // narrow32x3
   CHECK(c.threads == 256);
   CHECK(c.blocks == 8192 / 8);
-  CHECK(choose(problem(33, 576, 2)).blocks == 5);  // 8 rows a block: the last holds one
-  CHECK(choose(problem(33, 64, 2)).blocks == 2);   // narrow8x2: 32 rows a block
+  CHECK(choose(centred(problem(33, 576, 2))).blocks == 5);   // 8 rows a block: the last holds one
+  CHECK(choose(problem(8192, 576, 2)).blocks == 8192 / 16);  // narrow16x5: 16 rows a block
+  CHECK(choose(problem(33, 576, 2)).blocks == 3);
+  CHECK(choose(problem(33, 64, 2)).blocks == 2);  // narrow8x2: 32 rows a block
   CHECK(choose(problem(1, 1, 4)).blocks == 1);
 }
 
@@ -131,6 +148,10 @@ TEST_CASE("a forced configuration is refused, with the reason, when it cannot ho
   CHECK(too_wide.why.rfind("refused:", 0) == 0);
   CHECK(too_wide.why.find("holds 16 chunks") != std::string::npos);
   CHECK(configure(config_index("block2"), problem(100, 4096, 2)).why.empty());
+  const Choice rmsnorm_only = configure(config_index("narrow16x5"), centred(problem(100, 576, 2)));
+  CHECK(rmsnorm_only.why.rfind("refused:", 0) == 0);
+  CHECK(rmsnorm_only.why.find("RMSNorm ops only") != std::string::npos);
+  CHECK(configure(config_index("narrow16x5"), problem(100, 576, 2)).why.empty());
   CHECK(config_index("no_such_config") == -1);
 }
 
@@ -147,6 +168,7 @@ TEST_CASE("the table: names unique and found, capacities as documented", "[ch09]
   }
   CHECK(names.size() == static_cast<std::size_t>(kConfigCount));
   CHECK(chunks_held(kConfigs[config_index("narrow32x3")]) == 96);
+  CHECK(chunks_held(kConfigs[config_index("narrow16x5")]) == 80);
   CHECK(chunks_held(kConfigs[config_index("block2")]) == 2048);
   CHECK(chunks_held(kConfigs[config_index("block8")]) == 3072);
 }
