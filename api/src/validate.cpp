@@ -40,11 +40,12 @@ void validate_types(const NormCall& call) {
                  "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, rmsnorm_backward or "
                  "layernorm_backward");
   check_argument(is_dtype(call.dtype), kFunction, "dtype", "must be fp32, fp16 or bf16");
-  check_argument(
-      is_dtype(call.weight_dtype) &&
-          (call.weight_dtype == call.dtype || call.weight_dtype == DType::f32),
-      kFunction, "weight_dtype",
-      std::string("must be the activations' dtype (") + name_of(call.dtype) + ") or fp32");
+  check_argument(is_dtype(call.weight_dtype) &&
+                     (call.weight_dtype == call.dtype || call.weight_dtype == DType::f32),
+                 kFunction, "weight_dtype", [&] {
+                   return std::string("must be the activations' dtype (") + name_of(call.dtype) +
+                          ") or fp32";
+                 });
 }
 
 // A tensor the call gives: non-null where it must hold something, rows no closer than cols,
@@ -59,17 +60,18 @@ void validate_tensor_of(const TensorSpec& spec, const NormCall& call) {
     case Extent::row_vector:
       // Only a gradient can be missing here: a weight or bias the call has is given.
       check_argument(b.data != nullptr, kFunction, name,
-                     std::string("is null but the call has a ") +
-                         (spec.presence == Presence::bias ? "bias" : "weight"));
+                     spec.presence == Presence::bias ? "is null but the call has a bias"
+                                                     : "is null but the call has a weight");
       break;
     case Extent::per_row:
       check_argument(call.rows == 0 || b.data != nullptr, kFunction, name,
-                     "is null but rows = " + std::to_string(call.rows));
+                     [&] { return "is null but rows = " + std::to_string(call.rows); });
       break;
   }
   const std::int64_t element = element_bytes(spec, call);
-  check_argument(reinterpret_cast<std::uintptr_t>(b.data) % element == 0, kFunction, name,
-                 "must be aligned to its " + std::to_string(element) + "-byte elements");
+  check_argument(reinterpret_cast<std::uintptr_t>(b.data) % element == 0, kFunction, name, [&] {
+    return "must be aligned to its " + std::to_string(element) + "-byte elements";
+  });
 }
 
 }  // namespace
@@ -77,16 +79,18 @@ void validate_tensor_of(const TensorSpec& spec, const NormCall& call) {
 void validate(const NormCall& call) {
   validate_types(call);
   validate_shape(kFunction, call.rows, call.cols);
-  check_argument(std::isfinite(call.eps) && call.eps > 0.0f, kFunction, "eps",
-                 "must be positive and finite (got " + std::to_string(call.eps) + ")");
+  check_argument(std::isfinite(call.eps) && call.eps > 0.0f, kFunction, "eps", [&] {
+    return "must be positive and finite (got " + std::to_string(call.eps) + ")";
+  });
   check_argument(!call.weight_plus_one || call.weight != nullptr, kFunction, "weight_plus_one",
                  "scales by (1 + w) and needs a weight");
   for (const TensorSpec& spec : tensors_of(call.op)) {
     if (!given(spec, call)) continue;
     validate_tensor_of(spec, call);
-    if (spec.in_place_over && field_of(call, spec.tensor).data != nullptr) {
-      const TensorField input = field_of(call, *spec.in_place_over);
-      const TensorField output = field_of(call, spec.tensor);
+    if (!spec.in_place_over) continue;
+    const TensorField input = field_of(call, *spec.in_place_over);
+    const TensorField output = field_of(call, spec.tensor);
+    if (output.data != nullptr && output.data == input.data) {  // in place: strides must agree
       const std::string stride_name = std::string(name_of(spec.tensor)) + "_stride";
       validate_in_place(kFunction, input.data, input.stride, output.data, output.stride,
                         stride_name.c_str());

@@ -51,9 +51,10 @@ inline Capabilities every_tensor() {
 template <typename Visit>
 void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
   check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
-                 "weight_dtype",
-                 std::string("must be the input dtype or fp32 (got ") + name_of(call.weight_dtype) +
-                     " with " + name_of(call.dtype) + " inputs)");
+                 "weight_dtype", [&] {
+                   return std::string("must be the input dtype or fp32 (got ") +
+                          name_of(call.weight_dtype) + " with " + name_of(call.dtype) + " inputs)";
+                 });
   const bool fp32_parameters = call.weight_dtype == DType::f32;
   switch (call.dtype) {
     case DType::f32:
@@ -71,9 +72,10 @@ void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
 /// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
 template <typename Launch>
 void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
-  check_argument(is_forward_norm(call.op), fn, "op",
-                 std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
-                     name_of(call.op) + ")");
+  check_argument(is_forward_norm(call.op), fn, "op", [&] {
+    return std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
+           name_of(call.op) + ")";
+  });
   with_dtype_pair(fn, call, [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
 }
 

@@ -45,9 +45,10 @@ template <typename T, typename P>
 void validate(const char* fn, const Gradients<T, P>& g, Reduction reduction, bool centre) {
   validate_shape(fn, g.rows, g.cols);
   const std::int64_t most_cols = centre ? kMaxLayernormCols : kMaxRmsnormCols;
-  check_argument(g.cols <= most_cols, fn, "cols",
-                 "must be at most " + std::to_string(most_cols) + " (got " +
-                     std::to_string(g.cols) + "): x, dy and the column sums live in registers");
+  check_argument(g.cols <= most_cols, fn, "cols", [&] {
+    return "must be at most " + std::to_string(most_cols) + " (got " + std::to_string(g.cols) +
+           "): x, dy and the column sums live in registers";
+  });
   auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
     validate_tensor(fn, name, data, g.rows, g.cols, stride);
     validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
@@ -64,8 +65,10 @@ void validate(const char* fn, const Gradients<T, P>& g, Reduction reduction, boo
                  "must not be null for LayerNorm");
   const std::size_t needed = scratch_bytes(reduction, centre, g.rows, g.cols);
   check_argument(g.scratch_bytes >= needed && (needed == 0 || g.scratch != nullptr), fn, "scratch",
-                 "must hold " + std::to_string(needed) + " bytes (got " +
-                     std::to_string(g.scratch_bytes) + ")");
+                 [&] {
+                   return "must hold " + std::to_string(needed) + " bytes (got " +
+                          std::to_string(g.scratch_bytes) + ")";
+                 });
 }
 // [validate]
 

@@ -24,9 +24,11 @@ void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {
 // Maps a call's op and dtypes to the typed launchers of ch08.cuh.
 void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
   const char* fn = "ch08::backward";
-  check_argument(
-      call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
-      std::string("must be rmsnorm_backward or layernorm_backward (got ") + name_of(call.op) + ")");
+  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
+                 [&] {
+                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
+                          name_of(call.op) + ")";
+                 });
   ch07::with_dtype_pair(fn, call,
                         [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
 }

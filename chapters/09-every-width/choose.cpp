@@ -38,25 +38,24 @@ int config_index(const std::string& name) {
   return -1;
 }
 
-Choice configure(int index, const Problem& p) {
+namespace {
+
+// What keeps a (narrow or block) configuration from running a problem. choose() asks it of
+// each candidate in turn and writes a reason only for the one it takes: a reason formatted for
+// every refusal cost more than the whole decision.
+enum class Refusal { none, layernorm, alignment, width };
+
+Refusal refusal_of(const Config& config, const Problem& p) {
+  if (p.centre && !config.layernorm) return Refusal::layernorm;
+  if (config.aligned && !p.aligned) return Refusal::alignment;
+  if (p.chunks > chunks_held(config)) return Refusal::width;
+  return Refusal::none;
+}
+
+// The launch of configuration @p index (narrow or block) on @p p, which it holds.
+Choice launch_of(int index, const Problem& p) {
   const Config& config = kConfigs[index];
   Choice choice{.config = index};
-  if (config.kind == Kind::wide) return choice;
-  if (p.centre && !config.layernorm) {
-    choice.why = std::string("refused: ") + config.name +
-                 " is compiled for RMSNorm ops only (LayerNorm's registers spill under its cap)";
-    return choice;
-  }
-  if (config.aligned && !p.aligned) {
-    choice.why = std::string("refused: ") + config.name + " needs rows of whole aligned vectors";
-    return choice;
-  }
-  if (p.chunks > chunks_held(config)) {
-    choice.why = std::string("refused: ") + config.name + " holds " +
-                 std::to_string(chunks_held(config)) + " chunks of a row, the row spans " +
-                 std::to_string(p.chunks);
-    return choice;
-  }
   if (config.kind == Kind::narrow) {
     const int rows_per_block = kNarrowThreads / config.lanes;
     choice.threads = kNarrowThreads;
@@ -66,6 +65,31 @@ Choice configure(int index, const Problem& p) {
     const std::int64_t threads = (p.chunks + config.vectors - 1) / config.vectors;
     choice.threads = static_cast<unsigned int>((threads + kWarp - 1) / kWarp * kWarp);
     choice.blocks = grid_of(p.rows);
+  }
+  return choice;
+}
+
+}  // namespace
+
+Choice configure(int index, const Problem& p) {
+  const Config& config = kConfigs[index];
+  Choice choice{.config = index};
+  if (config.kind == Kind::wide) return choice;
+  switch (refusal_of(config, p)) {
+    case Refusal::none:
+      return launch_of(index, p);
+    case Refusal::layernorm:
+      choice.why = std::string("refused: ") + config.name +
+                   " is compiled for RMSNorm ops only (LayerNorm's registers spill under its cap)";
+      break;
+    case Refusal::alignment:
+      choice.why = std::string("refused: ") + config.name + " needs rows of whole aligned vectors";
+      break;
+    case Refusal::width:
+      choice.why = std::string("refused: ") + config.name + " holds " +
+                   std::to_string(chunks_held(config)) + " chunks of a row, the row spans " +
+                   std::to_string(p.chunks);
+      break;
   }
   return choice;
 }
@@ -96,39 +120,42 @@ Choice configure(int index, const Problem& p) {
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
-  auto first_that_holds = [&](std::initializer_list<const char*> names, unsigned int most_threads,
+  auto first_that_holds = [&](std::initializer_list<int> configs, unsigned int most_threads,
                               const char* rule) {
-    for (const char* name : names) {
-      Choice choice = configure(config_index(name), p);
-      if (choice.why.empty() && choice.threads <= most_threads) {
-        choice.why = std::string(rule) + ": " + name + " holds the row's " +
-                     std::to_string(p.chunks) + " chunks";
-        return choice;
-      }
+    for (int index : configs) {
+      if (refusal_of(kConfigs[index], p) != Refusal::none) continue;
+      Choice choice = launch_of(index, p);
+      if (choice.threads > most_threads) continue;
+      choice.why = std::string(rule) + ": " + kConfigs[index].name + " holds the row's " +
+                   std::to_string(p.chunks) + " chunks";
+      return choice;
     }
     return Choice{.config = -1};
   };
   Choice choice{.config = -1};
   if (p.cols <= kNarrowCols) {
     choice = first_that_holds(
-        {"narrow8x2", "narrow32x2", "narrow16x5", "narrow32x3", "narrow32x4", "narrow32x8",
-         "narrow8x2_any", "narrow32x2_any", "narrow32x3_any", "narrow32x4_any", "narrow32x8_any"},
+        {index_of("narrow8x2"), index_of("narrow32x2"), index_of("narrow16x5"),
+         index_of("narrow32x3"), index_of("narrow32x4"), index_of("narrow32x8"),
+         index_of("narrow8x2_any"), index_of("narrow32x2_any"), index_of("narrow32x3_any"),
+         index_of("narrow32x4_any"), index_of("narrow32x8_any")},
         kNarrowThreads, "narrow row (cols <= 1024), a group of lanes per row");
   }
   if (choice.config < 0 && few) {
-    choice = first_that_holds({"block1", "block2", "block8", "block4_any"}, 1024,
-                              "few rows (<= 64), a row split over up to 1024 threads");
+    choice = first_that_holds(
+        {index_of("block1"), index_of("block2"), index_of("block8"), index_of("block4_any")}, 1024,
+        "few rows (<= 64), a row split over up to 1024 threads");
   }
   if (choice.config < 0 && p.add) {
-    choice = first_that_holds({"block2_256x4", "block2_512x2"}, 512,
+    choice = first_that_holds({index_of("block2_256x4"), index_of("block2_512x2")}, 512,
                               "many rows with a residual, one row per block, 2 vectors a thread");
   }
   if (choice.config < 0 && !p.add) {
-    choice = first_that_holds({"block4_128x6", "block4_256x3"}, 256,
+    choice = first_that_holds({index_of("block4_128x6"), index_of("block4_256x3")}, 256,
                               "many rows, one row per block, 4 vectors a thread");
   }
   if (choice.config < 0) {
-    choice = configure(config_index("wide"), p);
+    choice = configure(index_of("wide"), p);
     choice.why =
         "wider than the table (" + std::to_string(p.chunks) + " chunks): chapter 07's launcher";
   }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace normlab::ch09 {
@@ -107,6 +108,15 @@ Choice configure(int config, const Problem& p);
 
 /// The index in kConfigs of the configuration called @p name, or -1.
 int config_index(const std::string& name);
+
+/// The same at compile time, for names written in the code (choose()'s rules): a name that is
+/// not in the table does not compile.
+consteval int index_of(std::string_view name) {
+  for (int i = 0; i < kConfigCount; ++i) {
+    if (name == kConfigs[i].name) return i;
+  }
+  throw "no configuration of that name in kConfigs";
+}
 
 /// The most 16-byte chunks a row of configuration @p config holds (0: any, for wide).
 std::int64_t chunks_held(const Config& config);

@@ -112,9 +112,10 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
                              : choice.path == Path::split   ? split_scratch_bytes(t.rows, chunks)
                                                             : 0;
   if (needed > 0) {
-    check_argument(scratch.data != nullptr && scratch.bytes >= needed, fn, "scratch",
-                   "must hold " + std::to_string(needed) + " bytes for this call (has " +
-                       std::to_string(scratch.data != nullptr ? scratch.bytes : 0) + ")");
+    check_argument(scratch.data != nullptr && scratch.bytes >= needed, fn, "scratch", [&] {
+      return "must hold " + std::to_string(needed) + " bytes for this call (has " +
+             std::to_string(scratch.data != nullptr ? scratch.bytes : 0) + ")";
+    });
     check_argument(reinterpret_cast<std::uintptr_t>(scratch.data) % 16 == 0, fn, "scratch",
                    "must be 16-byte aligned");
   }

@@ -12,18 +12,21 @@
 namespace normlab {
 
 void validate_shape(const char* function, std::int64_t rows, std::int64_t cols) {
-  check_argument(rows >= 0, function, "rows", "must be >= 0 (got " + std::to_string(rows) + ")");
-  check_argument(cols >= 1, function, "cols", "must be >= 1 (got " + std::to_string(cols) + ")");
+  check_argument(rows >= 0, function, "rows",
+                 [&] { return "must be >= 0 (got " + std::to_string(rows) + ")"; });
+  check_argument(cols >= 1, function, "cols",
+                 [&] { return "must be >= 1 (got " + std::to_string(cols) + ")"; });
 }
 
 void validate_tensor(const char* function, const char* name, const void* data, std::int64_t rows,
                      std::int64_t cols, std::int64_t stride) {
   check_argument(rows == 0 || data != nullptr, function, name,
-                 "is null but rows = " + std::to_string(rows));
-  const std::string stride_name = std::string(name) + "_stride";
-  check_argument(
-      stride >= cols, function, stride_name.c_str(),
-      "must be >= cols (got " + std::to_string(stride) + " < " + std::to_string(cols) + ")");
+                 [&] { return "is null but rows = " + std::to_string(rows); });
+  if (stride < cols) {
+    fail_argument(
+        function, std::string(name) + "_stride",
+        "must be >= cols (got " + std::to_string(stride) + " < " + std::to_string(cols) + ")");
+  }
 }
 
 void validate_vector(const char* function, const char* name, const void* data) {
@@ -32,19 +35,19 @@ void validate_vector(const char* function, const char* name, const void* data) {
 
 void validate_eps(const char* function, float eps) {
   check_argument(!std::isnan(eps) && eps >= 0.0f, function, "eps",
-                 "must be >= 0 and not NaN (got " + std::to_string(eps) + ")");
+                 [&] { return "must be >= 0 and not NaN (got " + std::to_string(eps) + ")"; });
 }
 
 void validate_alignment(const char* function, const char* name, const void* data,
                         std::int64_t stride, std::size_t element_bytes, std::size_t alignment) {
   const auto address = reinterpret_cast<std::uintptr_t>(data);
   check_argument(address % alignment == 0, function, name,
-                 "must be " + std::to_string(alignment) + "-byte aligned");
-  const std::string stride_name = std::string(name) + "_stride";
-  check_argument((static_cast<std::size_t>(stride) * element_bytes) % alignment == 0, function,
-                 stride_name.c_str(),
-                 "must keep every row " + std::to_string(alignment) + "-byte aligned (got " +
-                     std::to_string(stride) + " elements)");
+                 [&] { return "must be " + std::to_string(alignment) + "-byte aligned"; });
+  if ((static_cast<std::size_t>(stride) * element_bytes) % alignment != 0) {
+    fail_argument(function, std::string(name) + "_stride",
+                  "must keep every row " + std::to_string(alignment) + "-byte aligned (got " +
+                      std::to_string(stride) + " elements)");
+  }
 }
 
 void validate_rmsnorm_arguments(const char* function, const void* x, std::int64_t x_stride,
@@ -63,12 +66,13 @@ void validate_one_block_per_row(const char* function, std::int64_t rows) {
 }
 
 void validate_block_size(const char* function, int threads) {
-  std::string sizes;
-  for (int size : kBlockSizes)
-    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
   check_argument(std::find(kBlockSizes.begin(), kBlockSizes.end(), threads) != kBlockSizes.end(),
-                 function, "threads",
-                 "must be one of " + sizes + " (got " + std::to_string(threads) + ")");
+                 function, "threads", [&] {
+                   std::string sizes;
+                   for (int size : kBlockSizes)
+                     sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+                   return "must be one of " + sizes + " (got " + std::to_string(threads) + ")";
+                 });
 }
 
 void validate_no_weight_plus_one(const char* function, bool weight_plus_one) {
@@ -79,9 +83,10 @@ void validate_no_weight_plus_one(const char* function, bool weight_plus_one) {
 void validate_register_rows(const char* function, std::int64_t rows, std::int64_t cols,
                             std::int64_t max_cols) {
   validate_shape(function, rows, cols);
-  check_argument(cols <= max_cols, function, "cols",
-                 "must be <= " + std::to_string(max_cols) + " (the row is held in registers, got " +
-                     std::to_string(cols) + ")");
+  check_argument(cols <= max_cols, function, "cols", [&] {
+    return "must be <= " + std::to_string(max_cols) + " (the row is held in registers, got " +
+           std::to_string(cols) + ")";
+  });
   validate_one_block_per_row(function, rows);
 }
 

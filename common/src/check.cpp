@@ -15,12 +15,10 @@ std::string cuda_message(cudaError_t code, const char* expression, const char* f
 CudaError::CudaError(cudaError_t code, const char* expression, const char* file, int line)
     : std::runtime_error(cuda_message(code, expression, file, line)), code_(code) {}
 
-void check_argument(bool ok, const char* function, const char* argument,
-                    const std::string& requirement) {
-  if (!ok) {
-    throw std::invalid_argument(std::string(function) + ": argument '" + argument + "' " +
-                                requirement);
-  }
+void fail_argument(const char* function, const std::string& argument,
+                   const std::string& requirement) {
+  throw std::invalid_argument(std::string(function) + ": argument '" + argument + "' " +
+                              requirement);
 }
 
 }  // namespace normlab

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command-line plumbing every normlab program shares: the integer and number parsers,
 // the walk over options, the JSON writer, which kernel "x previous chapter" divides by, and
-// which kernels a table program runs or skips.
+// which kernels a table program runs or skips; and check_argument, which every launcher's
+// checks go through.
 #include "normlab_catch.hpp"
 
 #include <sstream>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "normlab/arguments.hpp"
+#include "normlab/check.hpp"
 #include "normlab/command_line.hpp"
 #include "normlab/json.hpp"
 #include "normlab/program.hpp"
@@ -231,4 +234,27 @@ TEST_CASE("select_kernels keeps the op asked for and says why a kernel refuses",
     CHECK_THAT(refusal.kernel->name, Catch::StartsWith("ch04_"));
     CHECK_FALSE(refusal.reason.empty());
   }
+}
+
+TEST_CASE("check_argument writes its requirement only when the check fails", "[cli]") {
+  int written = 0;
+  auto requirement = [&] {
+    ++written;
+    return std::string("must be even (got 3)");
+  };
+  normlab::check_argument(true, "f", "n", requirement);
+  CHECK(written == 0);
+  CHECK(refusal_of([&] { normlab::check_argument(false, "f", "n", requirement); }) ==
+        "f: argument 'n' must be even (got 3)");
+  CHECK(written == 1);
+  // The launchers' checks name the argument as before, a stride by its tensor's name.
+  alignas(16) const float data[16] = {};
+  CHECK(refusal_of([&] { normlab::validate_tensor("f", "x", data, 2, 8, 4); }) ==
+        "f: argument 'x_stride' must be >= cols (got 4 < 8)");
+  CHECK(refusal_of([&] { normlab::validate_alignment("f", "y", data, 3, 4, 16); }) ==
+        "f: argument 'y_stride' must keep every row 16-byte aligned (got 3 elements)");
+  CHECK(refusal_of([&] { normlab::validate_shape("f", 4, 0); }) ==
+        "f: argument 'cols' must be >= 1 (got 0)");
+  normlab::validate_tensor("f", "x", data, 2, 8, 8);
+  normlab::validate_alignment("f", "y", data, 4, 4, 16);
 }

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <concepts>
 #include <stdexcept>
 #include <string>
 
@@ -26,9 +27,28 @@ inline void check_cuda(cudaError_t status, const char* expression, const char* f
   if (status != cudaSuccess) throw CudaError(status, expression, file, line);
 }
 
+/// Throws std::invalid_argument("<function>: argument '<argument>' <requirement>").
+[[noreturn]] void fail_argument(const char* function, const std::string& argument,
+                                const std::string& requirement);
+
 /// Throws std::invalid_argument("<function>: argument '<argument>' <requirement>") unless @p ok.
-void check_argument(bool ok, const char* function, const char* argument,
-                    const std::string& requirement);
+inline void check_argument(bool ok, const char* function, const char* argument,
+                           const char* requirement) {
+  if (!ok) fail_argument(function, argument, requirement);
+}
+inline void check_argument(bool ok, const char* function, const char* argument,
+                           const std::string& requirement) {
+  if (!ok) fail_argument(function, argument, requirement);
+}
+/// The same, with the requirement written only when the check fails: @p requirement() returns
+/// it. For the checks on every call's path (the dispatcher's, the launchers'), where formatting
+/// numbers into a message that a passing check throws away cost more than the decision itself.
+template <typename Requirement>
+requires std::invocable<Requirement&>
+inline void check_argument(bool ok, const char* function, const char* argument,
+                           Requirement&& requirement) {
+  if (!ok) fail_argument(function, argument, requirement());
+}
 
 }  // namespace normlab
 
