@@ -118,6 +118,7 @@ GROUPS = {
     "bf16, odd widths": "percent",
     "few rows": "microseconds",
     "backward": "percent",
+    "fp16": "percent",
     "fp32": "percent",
 }
 SHAPES = [
@@ -131,6 +132,9 @@ SHAPES = [
     *[Problem(op, m, n, dtype, "backward") for m, n, dtype in ((16384, 4096, "bf16"),
                                                                 (2048, 8192, "fp32"))
       for op in ("rmsnorm_backward", "layernorm_backward")],
+    # fp16: issue 14 asks the dispatcher to match the best peer in fp16 too.
+    *[Problem(op, m, n, "fp16", "fp16") for m, n in ((16384, 4096), (8192, 576))
+      for op in ("rmsnorm", "layernorm", "add_rmsnorm")],
     *[Problem(op, 2048, 8192, "fp32", "fp32") for op in ("rmsnorm", "layernorm", "add_rmsnorm")],
     *[Problem(op, 1024, 1024, "fp32", "fp32") for op in ("rmsnorm", "layernorm")],
     # Last: the shapes most likely to make a peer refuse or fail, rows wider than a block holds.
