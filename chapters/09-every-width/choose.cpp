@@ -102,6 +102,16 @@ Choice configure(int index, const Problem& p) {
 //     with shuffles alone. For RMSNorm ops narrow16x5 (80 chunks) comes before narrow32x3 (96):
 //     on 8192 x 576 bf16 (H200, 2026-11-26) RMSNorm 42.5% against 39.7%, add + RMSNorm 61.3%
 //     against 52.8%; LayerNorm has no narrow16x5 kernel (it spills at 64 registers).
+//     Except add + LayerNorm of 16-bit rows that narrow32x3 would take (65 to 96 aligned
+//     chunks): they go to block1, one row per block of as many threads as the row has chunks.
+//     narrow32x3 cannot hold a row of residual chunks (residual_first is false: it spills), so
+//     each lane loads, adds and stores its 3 chunks one after another, each chunk's loads
+//     waiting behind the previous store; block1's thread has one chunk. H100, 2026-11-26, % of
+//     the copy roof, the dispatcher with this rule against narrow32x3 in one process, means of
+//     two rounds: bf16 8192 x 520 56.2 against 54.6, x 576 59.8 against 57.6, x 640 63.6
+//     against 62.2, x 768 70.4 against 67.4, 16384 x 576 71.4 against 68.0; fp16 8192 x 576
+//     60.2 against 55.2. fp32 8192 x 288 (72 chunks) came out even (63.2 against 63.5), so
+//     fp32 rows keep narrow32x3.
 //  2. rows <= 64 (decode): one block per row with as few vectors a thread as fit 1024 threads,
 //     so the row is split over as many threads as a block has and the critical path is one
 //     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
@@ -133,7 +143,14 @@ Choice choose(const Problem& p) {
     return Choice{.config = -1};
   };
   Choice choice{.config = -1};
-  if (p.cols <= kNarrowCols) {
+  const std::int64_t narrow32x3_least = chunks_held(kConfigs[index_of("narrow32x2")]) + 1;
+  if (p.add && p.centre && p.element_bytes == 2 && p.chunks >= narrow32x3_least &&
+      p.chunks <= chunks_held(kConfigs[index_of("narrow32x3")])) {
+    choice = first_that_holds({index_of("block1")}, 1024,
+                              "16-bit add + LayerNorm of 65 to 96 chunks, one row per block "
+                              "(narrow32x3 cannot load its residual first)");
+  }
+  if (choice.config < 0 && p.cols <= kNarrowCols) {
     choice = first_that_holds(
         {index_of("narrow8x2"), index_of("narrow32x2"), index_of("narrow16x5"),
          index_of("narrow32x3"), index_of("narrow32x4"), index_of("narrow32x8"),

@@ -68,12 +68,22 @@ TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]")
   CHECK(chosen(problem(8192, 1021, 4, 3)) == "narrow32x8_any");  // 256 chunks with the lead
   // Few rows of narrow width still take the narrow kernel: one group, one pass.
   CHECK(chosen(problem(1, 576, 2)) == "narrow16x5");
-  // LayerNorm has no narrow16x5 kernel: its 65 to 80 chunks go to narrow32x3, with or without
-  // a residual; add + RMSNorm takes narrow16x5 as RMSNorm does.
+  // LayerNorm has no narrow16x5 kernel: its 65 to 80 chunks go to narrow32x3; add + RMSNorm
+  // takes narrow16x5 as RMSNorm does.
   CHECK(chosen(centred(problem(8192, 520, 2))) == "narrow32x3");
   CHECK(chosen(centred(problem(8192, 576, 2))) == "narrow32x3");
-  CHECK(chosen(centred(with_residual(problem(8192, 640, 2)))) == "narrow32x3");
   CHECK(chosen(with_residual(problem(8192, 576, 2))) == "narrow16x5");
+  // 16-bit add + LayerNorm of 65 to 96 chunks (narrow32x3's rows) goes to block1, a thread a
+  // chunk: narrow32x3 cannot load its residual first. At 64 and 97 chunks, and for fp32 rows,
+  // the narrow rule holds.
+  CHECK(chosen(centred(with_residual(problem(8192, 520, 2)))) == "block1");  // 65
+  CHECK(chosen(centred(with_residual(problem(8192, 640, 2)))) == "block1");
+  CHECK(chosen(centred(with_residual(problem(8192, 768, 2)))) == "block1");  // 96
+  CHECK(chosen(centred(with_residual(problem(8192, 512, 2)))) == "narrow32x2");
+  CHECK(chosen(centred(with_residual(problem(8192, 776, 2)))) == "narrow32x4");
+  CHECK(chosen(centred(with_residual(problem(8192, 288, 4)))) == "narrow32x3");  // fp32, 72
+  CHECK(chosen(centred(with_residual(problem(8192, 576, 2, 3)))) == "narrow32x3_any");
+  CHECK(choose(centred(with_residual(problem(8192, 576, 2)))).threads == 96);
   CHECK(chosen(centred(problem(8192, 512, 2))) == "narrow32x2");
 }
 
