@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "normlab/device/reduce.cuh"
+#include "normlab/device/welford.cuh"
 #include "tensor_io.cuh"
 
 namespace normlab::ch07 {
@@ -94,6 +95,13 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
 // [rounding]
+
+// A row's statistics from its moments (device/welford.cuh; RMSNorm's are moments about zero):
+// chapters 09 and 10 reduce moments instead of chapter 07's two sums.
+template <bool kCentre>
+__device__ Statistics statistics_of(device::Moments row, std::int64_t cols, float eps) {
+  return {kCentre ? row.mean : 0.0f, rsqrtf(row.m2 / static_cast<float>(cols) + eps)};
+}
 
 // Which chunks of a row a thread keeps: chunk v * stride + offset is its v-th vector. One block
 // per row (this chapter): offset threadIdx.x, stride blockDim.x; chapter 10 spreads a row over
@@ -207,20 +215,33 @@ __device__ __forceinline__ void load_row(const Tensors<T, P>& t, const Row<T, P,
   }
 }
 
+// @p statistics(h, row) gives the row's statistics from the chunks the thread holds (chapter 09
+// passes its one-reduction moments for rows that fill the block exactly); without it, the two
+// passes of row_statistics over the block.
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          bool kResidualFirst = kAdd>
-__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+          bool kResidualFirst = kAdd, typename RowStatistics>
+__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
+                                                      RowStatistics&& statistics) {
   const auto row = row_of<kAligned>(t, r);
   const Slice slice = block_slice();
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
   load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
-  const Statistics s = row_statistics<kCentre, kAligned, kVectors>(
-      [&](int v) { return h[v]; }, slice, row.lead, t.cols, t.eps,
-      [](float v) { return block_sum(v); });
+  const Statistics s = statistics(h, row);
   write_statistics(t, r, s, kCentre, slice);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
     normalise_and_store(t, row, chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
+}
+
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
+          bool kResidualFirst = kAdd>
+__device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
+  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
+      t, r, [&](const Vector<T>(&h)[kVectors], const Row<T, P, kAligned>& row) {
+        return row_statistics<kCentre, kAligned, kVectors>([&](int v) { return h[v]; },
+                                                           block_slice(), row.lead, t.cols, t.eps,
+                                                           [](float v) { return block_sum(v); });
+      });
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>

@@ -10,6 +10,7 @@
 
 #include "normlab/device/reduce.cuh"
 #include "normlab/device/vector.cuh"
+#include "normlab/device/welford.cuh"
 #include "row_norm.cuh"
 
 namespace normlab::ch09 {
@@ -21,22 +22,16 @@ namespace normlab::ch09 {
 // update). With equal counts n on both sides a merge needs no division: the mean is the
 // average of the two, and M2 = M2a + M2b + (mean_b - mean_a)^2 n / 2. Chapter 07's two passes
 // cost two reductions; this costs one, of two words, and keeps their guard against
-// cancellation (no E[x^2] - E[x]^2).
-struct Moments {
-  float mean;
-  float m2;
-  float count;  // elements behind mean and m2
-};
-
+// cancellation (no E[x^2] - E[x]^2). The moments are chapter 05's (device/welford.cuh).
 // The moments of the kLanes lanes' elements (a group of lanes, or a whole warp), in each lane.
 template <int kLanes, typename T, int kVectors>
-__device__ __forceinline__ Moments group_moments(const device::Vector<T> (&h)[kVectors]) {
+__device__ __forceinline__ device::Moments group_moments(const device::Vector<T> (&h)[kVectors]) {
   constexpr int kWidth = device::Vector<T>::kWidth;
   float x[kVectors][kWidth];
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
     device::to_floats(h[v], x[v]);
-  Moments m{0.0f, 0.0f, static_cast<float>(kVectors * kWidth)};
+  device::Moments m{static_cast<float>(kVectors * kWidth), 0.0f, 0.0f};
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
 #pragma unroll
@@ -52,39 +47,31 @@ __device__ __forceinline__ Moments group_moments(const device::Vector<T> (&h)[kV
     }
 #pragma unroll
   for (int lanes = 1; lanes < kLanes; lanes *= 2) {
-    const float other_mean = __shfl_xor_sync(device::kFullMask, m.mean, lanes);
-    const float other_m2 = __shfl_xor_sync(device::kFullMask, m.m2, lanes);
-    const float d = other_mean - m.mean;
-    m.mean = 0.5f * (m.mean + other_mean);
-    m.m2 = m.m2 + other_m2 + d * d * (0.5f * m.count);
-    m.count *= 2.0f;
+    const device::Moments other{m.count, __shfl_xor_sync(device::kFullMask, m.mean, lanes),
+                                __shfl_xor_sync(device::kFullMask, m.m2, lanes)};
+    m = device::welford_merge_equal(m, other);
   }
   return m;
-}
-
-__device__ __forceinline__ ch07::Statistics statistics_of(const Moments& m, std::int64_t cols,
-                                                          float eps) {
-  return {m.mean, rsqrtf(m.m2 / static_cast<float>(cols) + eps)};
 }
 
 // A row held by a group of kLanes lanes (narrow.cu).
 template <int kLanes, typename T, int kVectors>
 __device__ __forceinline__ ch07::Statistics group_balanced_statistics(
     const device::Vector<T> (&h)[kVectors], std::int64_t cols, float eps) {
-  return statistics_of(group_moments<kLanes>(h), cols, eps);
+  return ch07::statistics_of<true>(group_moments<kLanes>(h), cols, eps);
 }
 
 // A row held by a block (block.cu): the warps' moments merged in order after one barrier.
 template <typename T, int kVectors>
 __device__ __forceinline__ ch07::Statistics block_balanced_statistics(
     const device::Vector<T> (&h)[kVectors], std::int64_t cols, float eps) {
-  const Moments own = group_moments<device::kWarpSize>(h);
+  const device::Moments own = group_moments<device::kWarpSize>(h);
   __shared__ float2 per_warp[device::kWarpSize];
   const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
   if (static_cast<int>(threadIdx.x) % device::kWarpSize == 0) per_warp[warp] = {own.mean, own.m2};
   __syncthreads();
   const int warps = static_cast<int>(blockDim.x) / device::kWarpSize;
-  Moments m{per_warp[0].x, per_warp[0].y, own.count};
+  device::Moments m{own.count, per_warp[0].x, per_warp[0].y};
   for (int w = 1; w < warps; ++w) {  // w warps merged so far, own.count elements each
     const float2 next = per_warp[w];
     const float d = next.x - m.mean;
@@ -93,8 +80,15 @@ __device__ __forceinline__ ch07::Statistics block_balanced_statistics(
     m.m2 += next.y + d * d * (own.count * static_cast<float>(w) * share);
   }
   __syncthreads();  // the slots are read before the next row writes them
-  return statistics_of(m, cols, eps);
+  return ch07::statistics_of<true>(m, cols, eps);
 }
 // [balanced]
+
+/// Whether a row of @p cols elements of T fills @p holders threads (or lanes) of @p vectors
+/// chunks each exactly, the condition of the statistics above.
+template <typename T>
+bool fills_exactly(std::int64_t cols, int holders, int vectors) {
+  return cols == static_cast<std::int64_t>(holders) * vectors * device::Vector<T>::kWidth;
+}
 
 }  // namespace normlab::ch09

@@ -28,16 +28,10 @@ template <typename T, typename P, int kVectors, int kMaxThreads, int kMinBlocks,
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tensors<T, P> t) {
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
     if constexpr (kBalanced) {
-      const auto row = ch07::row_of<kAligned>(t, r);
-      const ch07::Slice slice = ch07::block_slice();
-      Vector<T> h[kVectors];
-      ch07::load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
-      const ch07::Statistics s = block_balanced_statistics(h, t.cols, t.eps);
-      ch07::write_statistics(t, r, s, kCentre, slice);
-#pragma unroll
-      for (int v = 0; v < kVectors; ++v)
-        ch07::normalise_and_store(
-            t, row, ch07::chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
+      ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
+          t, r, [&](const Vector<T>(&h)[kVectors], const auto&) {
+            return block_balanced_statistics(h, t.cols, t.eps);
+          });
     } else {
       ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(t, r);
     }
@@ -60,7 +54,7 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     // cost more than it saved: bf16 1 x 4096 6.4 against 6.8 us, 16384 x 4096 under
     // block2_256x4 108.5 against 110.4.
     if constexpr (kCentre && c.aligned && c.vectors == 4) {
-      if (t.cols == static_cast<std::int64_t>(choice.threads) * c.vectors * Vector<T>::kWidth) {
+      if (fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
         norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
                    kAdd && c.residual_first, true><<<choice.blocks, choice.threads, 0, stream>>>(t);
         return;

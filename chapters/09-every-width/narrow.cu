@@ -105,7 +105,7 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       // against 83.4%; bf16 8192 x 512, x 768, 65536 x 128 even. With 8 (fp32 8192 x 1024,
       // narrow32x8) 67.8% against 66.7%: those keep chapter 07's two.
       if constexpr (kCentre && c.aligned && c.vectors <= 4) {
-        if (t.cols == static_cast<std::int64_t>(c.lanes) * c.vectors * Vector<T>::kWidth) {
+        if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
           norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
                       kAdd && c.residual_first, true>
               <<<choice.blocks, choice.threads, 0, stream>>>(t);

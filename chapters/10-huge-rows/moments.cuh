@@ -16,6 +16,7 @@
 
 namespace normlab::ch10 {
 
+using ch07::statistics_of;
 using device::Moments;
 using device::Vector;
 
@@ -85,12 +86,6 @@ __device__ inline Moments merge_parts(const Moments* parts, std::int64_t count,
     m = device::welford_merge(m, part);
   }
   return warp_merge(m);
-}
-
-// The row's statistics from its moments.
-template <bool kCentre>
-__device__ ch07::Statistics statistics_of(Moments row, std::int64_t cols, float eps) {
-  return {kCentre ? row.mean : 0.0f, rsqrtf(row.m2 / static_cast<float>(cols) + eps)};
 }
 
 }  // namespace normlab::ch10

@@ -42,4 +42,12 @@ __device__ __forceinline__ Moments welford_merge(Moments a, Moments b) {
 }
 // [moments]
 
+/// Chan's merge of two sets of the same count (chapter 09's balanced rows): b's share is one
+/// half, so the merge needs no division. The result is the same whichever set is a.
+__device__ __forceinline__ Moments welford_merge_equal(Moments a, Moments b) {
+  const float delta = b.mean - a.mean;
+  return {a.count + b.count, 0.5f * (a.mean + b.mean),
+          a.m2 + b.m2 + delta * delta * (0.5f * a.count)};
+}
+
 }  // namespace normlab::device
