@@ -87,23 +87,47 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
   const Reference ref = reference(p, sample_rows(tokens, options.most_rows_checked));
   result.rows_checked = static_cast<std::int64_t>(ref.rows_checked.size());
   std::vector<__half> host_y(y.size());
+  // Runs `enqueue` once into a poisoned y, compares with the reference, and times it if it passed.
+  const auto verify_and_time = [&](PathResult& r,
+                                   const std::function<void(cudaStream_t)>& enqueue) {
+    y.poison();
+    enqueue(nullptr);
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    y.download(host_y.data());
+    const Verdict verdict = compare(ref, host_y, n_cols, k_cols);
+    r.passed = verdict.passed;
+    r.verdict = verdict.report;
+    if (r.passed) r.microseconds = time_graph(enqueue, options);
+  };
   for (Path path : {Path::plain, Path::deferred, Path::fused}) {
     PathResult r{.path = path, .ran = path != Path::fused || tokens <= kFusedMaxRows};
     if (r.ran) {
-      y.poison();
-      layer.run(path, x.data(), tokens, y.data(), nullptr);
-      NORMLAB_CHECK(cudaDeviceSynchronize());
-      y.download(host_y.data());
-      const Verdict verdict = compare(ref, host_y, n_cols, k_cols);
-      r.passed = verdict.passed;
-      r.verdict = verdict.report;
-      if (r.passed) {
-        r.microseconds = time_graph(
-            [&](cudaStream_t s) { layer.run(path, x.data(), tokens, y.data(), s); }, options);
-      }
+      verify_and_time(r, [&](cudaStream_t s) { layer.run(path, x.data(), tokens, y.data(), s); });
     }
     result.paths.push_back(r);
   }
+  for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
+    const bool asked = std::find(options.fused_kernels.begin(), options.fused_kernels.end(),
+                                 kernel) != options.fused_kernels.end();
+    const bool takes = kernel == FusedKernel::warp_split
+                           ? tokens <= kWarpSplitMaxRows
+                           : tokens <= kFusedMaxRows && fused_available();
+    KernelResult k{.kernel = kernel, .result = {.path = Path::fused, .ran = asked && takes}};
+    if (k.result.ran) {
+      verify_and_time(k.result, [&](cudaStream_t s) {
+        fused_rmsnorm_linear(kernel, x.data(), w_folded.data(), tokens, k_cols, n_cols, p.eps,
+                             y.data(), s);
+      });
+    }
+    result.fused_kernels.push_back(k);
+  }
+  LtGemm gemm;
+  gemm.prepare(tokens, k_cols, n_cols);
+  result.gemm_alone_us = time_graph(
+      [&](cudaStream_t s) {
+        gemm.plain(x.data(), w_folded.data(), y.data(), tokens, k_cols, n_cols, s);
+      },
+      options);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ch11.cuh"
 #include "choose.hpp"
 #include "norm_linear.hpp"
 
@@ -31,18 +32,31 @@ struct PathResult {
   double microseconds = 0.0;  ///< median over samples of one graph replay
 };
 
+/// How one of the fused path's kernels did on a shape: both are verified and timed wherever
+/// both take the shape, whichever the path picks.
+struct KernelResult {
+  FusedKernel kernel = FusedKernel::cluster_split;
+  PathResult result;
+};
+
 struct ShapeResult {
   std::int64_t tokens = 0, k_cols = 0, n_cols = 0;
   std::int64_t rows_checked = 0;
   std::string row_scale;          ///< how the deferred path applied 1/RMS
   std::vector<PathResult> paths;  ///< plain, deferred, fused
   Path pick = Path::plain;        ///< choose_path's answer
+  /// cuBLASLt's X · W* alone, no norm and no scale, microseconds a graph replay: not a path
+  /// (its result is not normalised) but what any path that leaves the product to cuBLAS pays.
+  double gemm_alone_us = 0.0;
+  std::vector<KernelResult> fused_kernels;  ///< warp split, cluster split
 };
 
 struct BenchOptions {
   int samples = 7;    ///< timed samples; the median is reported
   int replays = 200;  ///< graph replays between a sample's two events
   std::int64_t most_rows_checked = 64;
+  /// The fused kernels verified and timed on their own beside the paths.
+  std::vector<FusedKernel> fused_kernels{FusedKernel::warp_split, FusedKernel::cluster_split};
 };
 
 /// The floor under every figure: graph replays of one empty kernel, and of two in a row (what

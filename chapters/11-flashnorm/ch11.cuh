@@ -39,17 +39,47 @@ void row_rstd(const __half* x, std::int64_t rows, std::int64_t cols, float eps, 
 void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t cols,
                 cudaStream_t stream);
 
-/// The fused decode kernel: y = diag(rstd(x)) · (x · w_folded), one launch, rows <= 64, on the
-/// tensor cores. K is split over the blocks of a thread-block cluster; each block sums the
-/// squares of the slice of x it multiplies, and the cluster adds its blocks' sums in rank order
-/// through distributed shared memory, scales by 1/RMS and writes fp16. Needs clusters (compute
-/// capability 9.0). std::invalid_argument naming the argument (rows above kFusedMaxRows, a
-/// device without clusters, ...) before anything is launched.
+/// The fused path's two kernels (fused.cu). Both run on the tensor cores and sum each row's
+/// squares from the slice of x they multiply; they split K differently.
+enum class FusedKernel {
+  warp_split,     ///< over the 8 warps of one block, 16 columns a block; at most 16 tokens
+  cluster_split,  ///< over the blocks of a thread-block cluster, 64 columns a block; needs clusters
+};
+
+/// "warp split", "cluster split".
+const char* name_of(FusedKernel kernel);
+
+/// The most tokens the warp-split kernel takes (one tensor-core tile of rows).
+inline constexpr std::int64_t kWarpSplitMaxRows = 16;
+// [fused_choice_rule]
+/// The largest weight (K · N) the warp-split kernel is chosen for. Its block reads its 16
+/// columns of W* through all of K on one SM, and at 16 tokens as many bytes of x again; the
+/// cluster kernel spreads K over 8 SMs and reads x once for 64 columns. Measured (H100,
+/// book/results/runs/2026-11-26-h100-ch11-split/threshold.txt, both kernels in one process at
+/// 1 and 16 tokens): warp split faster through 576 x 960 and 768 x 960, slower through
+/// 1024 x 960, 1536 x 960, 768 x 2560 at 16 tokens (7.64 against 6.33 us) and 2048 x 2560.
+inline constexpr std::int64_t kWarpSplitMostWeights = 768 * 960;
+
+/// The kernel fused_rmsnorm_linear runs: warp_split for at most kWarpSplitMaxRows tokens
+/// through at most kWarpSplitMostWeights weights, cluster_split otherwise.
+FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
+// [fused_choice_rule]
+
+/// The fused decode kernel: y = diag(rstd(x)) · (x · w_folded), one launch, rows <= 64, by the
+/// kernel fused_kernel_for() picks. std::invalid_argument naming the argument (rows above
+/// kFusedMaxRows, ...) before anything is launched.
 void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
                           cudaStream_t stream);
+/// The same by a named kernel (tests and the chapter program's comparison of the two):
+/// std::invalid_argument naming `rows` above 16 for warp_split, and `device` for cluster_split
+/// on a GPU without thread-block clusters (compute capability below 9.0).
+void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_folded,
+                          std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
+                          __half* y, cudaStream_t stream);
 
-/// Whether this GPU can run the fused kernel (it has thread-block clusters).
+/// Whether this GPU can run the fused path on every shape it takes (it has thread-block
+/// clusters, which the cluster-split kernel needs).
 bool fused_available();
 
 }  // namespace normlab::ch11

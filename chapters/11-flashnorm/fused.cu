@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 11, the fused decode kernel: y = diag(1/rms(x)) · (x · W*) in one launch for at most
+// Chapter 11, the fused decode kernels: y = diag(1/rms(x)) · (x · W*) in one launch for at most
 // 64 tokens. With so few rows the work is reading W* (K x N halves) once; the rows of x (at
 // most 64 x K halves) are read by every column tile from L2. The normalised activations never
 // exist: 1/RMS is a per-row scalar applied to the finished sums (proposition 2), and the sum of
 // squares it needs comes from the same staged x the product reads.
 //
 // The product runs on tensor cores (wmma, 16 x 16 x 16 tiles of fp16 summed in fp32), so that
-// 64 tokens cost the same reads of W* as one. A block covers 64 columns of W*, 16 a warp, and
-// the tokens padded to 16, 32 or 64 rows. Its operands arrive in stages of 64 rows of W*,
-// copied to shared memory asynchronously (cp.async) into a ring of three, two stages ahead of
-// the one being multiplied, so a block waits on memory about once, not once a stage. To give a
-// small layer enough blocks, K is split over the blocks of a thread-block cluster (chapter 10):
-// each block sums its slice of K, then the cluster adds its blocks' sums through distributed shared
-// memory, in rank order, so the result does not depend on which block finished first. Nothing is
-// written to global memory but y, and nothing needs resetting between launches.
+// 64 tokens cost the same reads of W* as one. Operands are copied to shared memory
+// asynchronously (cp.async) into rings of slots, several ahead of the one being multiplied, so
+// a warp waits on memory about once, not once a stage. A layer has too few column tiles to
+// fill the GPU, so K is split too, two ways:
+//
+// - Over the blocks of a thread-block cluster (chapter 10), fused_kernel: a block covers 64
+//   columns of W*, 16 a warp, the tokens padded to 16, 32 or 64 rows, its stages of 64 rows of
+//   W* shared by its four warps; each block sums its slice of K, then the cluster adds its
+//   blocks' sums through distributed shared memory, in rank order.
+// - Over the warps of one block, fused_warp_split_kernel, for at most 16 tokens through a small
+//   weight: a block covers 16 columns, each of its eight warps every eighth step of 16 rows of K,
+//   through a ring that only that warp fills and reads, so no warp waits for another until the
+//   block adds their sums once, in warp order. No cluster, no distributed shared memory: at one
+//   token through 576 -> 960 the cluster's exchange was 1.9 of a block's 3.4 us (H200 trace).
+//
+// Either way the sums are added in a fixed order, so the result does not depend on which warp
+// or block finished first. Nothing is written to global memory but y, and nothing needs
+// resetting between launches.
 //
 // What changed from this chapter's first fused kernel (a CUDA-core GEMV that split K over
 // independent blocks and summed fp32 partials in global memory, the last block of a column
@@ -279,6 +289,141 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
 }
 // [fused_kernel]
 
+// [fused_warp_split]
+// The warp-split kernel's shape: a block of kSplitWarps warps covers kSplitCols columns of W*
+// for one tensor-core tile of tokens (16 rows), each warp through a ring of kSplitSlots steps of
+// 16 rows of K.
+constexpr int kSplitWarps = 8;
+constexpr int kSplitThreads = kSplitWarps * device::kWarpSize;
+constexpr int kSplitCols = kFragment;
+constexpr int kSplitRows = kFragment;
+constexpr int kSplitSlots = 4;
+
+// One warp's ring: slots of 16 rows of W* (kSplitCols wide) and 16 columns of x (16 rows);
+// once consumed, the same bytes hold the warp's sums.
+struct WarpRing {
+  static constexpr int kRowChunks = kFragment / kWidth;  // chunks across a slot's row, both
+  static_assert(kSplitRows * kRowChunks == device::kWarpSize && kSplitCols == kFragment,
+                "a lane copies one chunk of W* and one of x a step");
+  using WSlot = __half[kFragment][kSplitCols + kSkew];
+  using XSlot = __half[kSplitRows][kFragment + kSkew];
+  using Sums = float[kSplitRows][kSplitCols + kSumSkew];
+  static constexpr std::size_t kBytes =
+      (std::max(kSplitSlots * (sizeof(WSlot) + sizeof(XSlot)), sizeof(Sums)) + 127) / 128 * 128;
+
+  __device__ explicit WarpRing(unsigned char* memory)
+      : w(reinterpret_cast<WSlot*>(memory)),
+        x(reinterpret_cast<XSlot*>(memory + kSplitSlots * sizeof(WSlot))),
+        sums(*reinterpret_cast<Sums*>(memory)) {}
+  WSlot* w;
+  XSlot* x;
+  Sums& sums;
+};
+
+// Starts the lane's copies of the step at row k0 of K into slot `slot` of the warp's ring: one
+// chunk of W* (row k0 + lane / 2) and one of x (token lane / 2), zeros past K, N or the tokens.
+template <bool kAligned>
+__device__ void stage_step(const FusedCall& c, const WarpRing& ring, int slot, int lane,
+                           std::int64_t tile_col, std::int64_t k0) {
+  const int r = lane / WarpRing::kRowChunks;
+  const int col = lane % WarpRing::kRowChunks * kWidth;
+  if (k0 + r < c.k_cols) {
+    stage_chunk<kAligned>(&ring.w[slot][r][col], c.w + (k0 + r) * c.n_cols, tile_col + col,
+                          c.n_cols);
+  } else {
+    *reinterpret_cast<Vector<__half>*>(&ring.w[slot][r][col]) = Vector<__half>{};
+  }
+  if (r < c.rows) {
+    stage_chunk<kAligned>(&ring.x[slot][r][col], c.x + r * c.k_cols, k0 + col, c.k_cols);
+  } else {
+    *reinterpret_cast<Vector<__half>*>(&ring.x[slot][r][col]) = Vector<__half>{};
+  }
+}
+
+// A block: 16 columns of W* for up to 16 tokens, its warps each taking every kSplitWarps-th step
+// of K, kSplitSlots - 1 steps ahead in flight; __syncwarp, not __syncthreads, between steps.
+// Then one block barrier, and the block adds its warps' sums and sums of squares in warp order.
+template <bool kAligned>
+__global__ void __launch_bounds__(kSplitThreads) fused_warp_split_kernel(const FusedCall c) {
+  extern __shared__ __align__(128) unsigned char shared[];
+  __shared__ float row_squares[kSplitWarps][kSplitRows];
+  __shared__ float rstd[kSplitRows];
+  const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
+  const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
+  const WarpRing ring(shared + warp * WarpRing::kBytes);
+  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kSplitCols;
+  const std::int64_t k_steps = (c.k_cols + kFragment - 1) / kFragment;
+  const int steps = warp < k_steps ? static_cast<int>((k_steps - 1 - warp) / kSplitWarps) + 1 : 0;
+  const auto k_of = [&](int s) {
+    return (static_cast<std::int64_t>(s) * kSplitWarps + warp) * kFragment;
+  };
+  wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  float squares = 0.0f;  // of the lane's chunks of x: token lane / 2
+
+  for (int s = 0; s < kSplitSlots - 1; ++s) {
+    if (s < steps) stage_step<kAligned>(c, ring, s, lane, tile_col, k_of(s));
+    __pipeline_commit();
+  }
+  for (int s = 0; s < steps; ++s) {
+    __pipeline_wait_prior(kSplitSlots - 2);
+    // The lane's copies of step s have landed; __syncwarp makes the other lanes' visible, and
+    // says every lane is done with step s - 1, whose slot the step kSplitSlots - 1 ahead refills.
+    __syncwarp();
+    const int ahead = s + kSplitSlots - 1;
+    if (ahead < steps)
+      stage_step<kAligned>(c, ring, ahead % kSplitSlots, lane, tile_col, k_of(ahead));
+    __pipeline_commit();
+    const int slot = s % kSplitSlots;
+    const auto chunk = *reinterpret_cast<const Vector<__half>*>(
+        &ring.x[slot][lane / WarpRing::kRowChunks][lane % WarpRing::kRowChunks * kWidth]);
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const float v = __half2float(chunk.element[j]);
+      squares += v * v;
+    }
+    wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> x;
+    wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> w;
+    wmma::load_matrix_sync(x, &ring.x[slot][0][0], kFragment + kSkew);
+    wmma::load_matrix_sync(w, &ring.w[slot][0][0], kSplitCols + kSkew);
+    wmma::mma_sync(acc, x, w, acc);
+  }
+  __pipeline_wait_prior(0);
+  __syncwarp();  // every lane is done with the ring: the warp's sums take its place
+  wmma::store_matrix_sync(&ring.sums[0][0], acc, kSplitCols + kSumSkew, wmma::mem_row_major);
+  const float token_squares = device::group_sum<WarpRing::kRowChunks>(squares);
+  if (lane % WarpRing::kRowChunks == 0)
+    row_squares[warp][lane / WarpRing::kRowChunks] = token_squares;
+  __syncthreads();
+  if (threadIdx.x < kSplitRows) {
+    float total = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kSplitWarps; ++w)
+      total += row_squares[w][threadIdx.x];
+    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
+  }
+  __syncthreads();
+  for (int o = static_cast<int>(threadIdx.x); o < kSplitRows * kSplitCols; o += kSplitThreads) {
+    const int m = o / kSplitCols, col = o % kSplitCols;
+    if (m >= c.rows || tile_col + col >= c.n_cols) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kSplitWarps; ++w)
+      sum += WarpRing(shared + w * WarpRing::kBytes).sums[m][col];
+    c.y[m * c.n_cols + tile_col + col] = __float2half_rn(sum * rstd[m]);
+  }
+}
+// [fused_warp_split]
+
+template <bool kAligned>
+void launch_warp_split(const FusedCall& call, cudaStream_t stream) {
+  const auto kernel = fused_warp_split_kernel<kAligned>;
+  constexpr int bytes = kSplitWarps * WarpRing::kBytes;
+  NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  const auto tiles = static_cast<unsigned int>((call.n_cols + kSplitCols - 1) / kSplitCols);
+  kernel<<<tiles, kSplitThreads, bytes, stream>>>(call);
+}
+
 std::int64_t tiles_of(std::int64_t n_cols) {
   return (n_cols + kTileCols - 1) / kTileCols;
 }
@@ -319,22 +464,30 @@ void launch(const FusedCall& call, cudaStream_t stream) {
 
 }  // namespace
 
+FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols) {
+  return rows <= kWarpSplitMaxRows && n_cols > 0 && k_cols <= kWarpSplitMostWeights / n_cols
+             ? FusedKernel::warp_split
+             : FusedKernel::cluster_split;
+}
+
 // [fused_launch]
-void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
-                          std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
-                          cudaStream_t stream) {
+void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_folded,
+                          std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
+                          __half* y, cudaStream_t stream) {
   const char* fn = "ch11::fused_rmsnorm_linear";
   check_argument(rows >= 0 && rows <= kFusedMaxRows, fn, "rows",
                  "must be in [0, 64]: the fused kernel is for decode-sized batches");
+  check_argument(kernel != FusedKernel::warp_split || rows <= kWarpSplitMaxRows, fn, "rows",
+                 "must be at most 16 for the warp-split kernel (one tensor-core tile of tokens)");
   check_argument(k_cols > 0, fn, "k_cols", "must be positive");
-  check_argument(n_cols > 0 && tiles_of(n_cols) <= 0x7fffffff, fn, "n_cols",
-                 "must be positive, at most 2^31 - 1 column tiles");
+  check_argument(n_cols > 0 && (n_cols + kSplitCols - 1) / kSplitCols <= 0x7fffffff, fn, "n_cols",
+                 "must be positive, at most 2^31 - 1 tiles of 16 columns");
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
   if (rows == 0) return;
   check_argument(x != nullptr, fn, "x", "must not be null");
   check_argument(w_folded != nullptr, fn, "w_folded", "must not be null");
   check_argument(y != nullptr, fn, "y", "must not be null");
-  check_argument(has_clusters(), fn, "device",
+  check_argument(kernel != FusedKernel::cluster_split || has_clusters(), fn, "device",
                  "needs thread-block clusters (compute capability 9.0 or newer)");
   const FusedCall call{.x = x,
                        .w = w_folded,
@@ -347,8 +500,9 @@ void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t 
   const bool aligned = k_cols % kWidth == 0 && n_cols % kWidth == 0 &&
                        reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<std::uintptr_t>(w_folded) % 16 == 0;
-  // Tokens padded to whole tensor-core tiles: 16, 32 or 64 rows.
-  if (rows <= 16) {
+  if (kernel == FusedKernel::warp_split) {
+    aligned ? launch_warp_split<true>(call, stream) : launch_warp_split<false>(call, stream);
+  } else if (rows <= 16) {  // tokens padded to whole tensor-core tiles: 16, 32 or 64 rows
     aligned ? launch<16, true>(call, stream) : launch<16, false>(call, stream);
   } else if (rows <= 32) {
     aligned ? launch<32, true>(call, stream) : launch<32, false>(call, stream);
@@ -357,7 +511,18 @@ void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t 
   }
   NORMLAB_CHECK_LAUNCH();
 }
+
+void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
+                          std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
+                          cudaStream_t stream) {
+  fused_rmsnorm_linear(fused_kernel_for(rows, k_cols, n_cols), x, w_folded, rows, k_cols, n_cols,
+                       eps, y, stream);
+}
 // [fused_launch]
+
+const char* name_of(FusedKernel kernel) {
+  return kernel == FusedKernel::warp_split ? "warp split" : "cluster split";
+}
 
 bool fused_available() {
   return has_clusters();

@@ -21,12 +21,17 @@ using namespace normlab;
 using namespace normlab::ch11;
 
 constexpr const char* kUsage =
-    "usage: ch11_flashnorm [--tokens M --k K --n N] [--quick] [--json FILE]\n"
+    "usage: ch11_flashnorm [--tokens M --k K --n N] [--fused-kernel warp|cluster] [--quick]\n"
+    "                      [--json FILE]\n"
     "Y = rmsnorm(X; g, 1e-6) · W, fp16, by three paths: plain (normlab's RMSNorm, then\n"
     "cuBLASLt), deferred (1/RMS alone, then cuBLASLt on raw X with W* = diag(g) · W, the rows\n"
     "scaled in its epilogue) and fused (one kernel, at most 64 tokens). Each path is verified\n"
     "against float64 on up to 64 rows, then timed as CUDA-graph replays (median of 7 samples).\n"
+    "Beside them: cuBLASLt's X · W* alone (no norm: what any path that leaves the product to\n"
+    "cuBLAS pays), and each of the fused path's two kernels (warp split, at most 16 tokens;\n"
+    "cluster split), verified and timed whichever the path picks.\n"
     "  --tokens M --k K --n N   one shape instead of the paper's 18 (all three, or none)\n"
+    "  --fused-kernel warp|cluster  time only this fused kernel on its own (default both)\n"
     "  --quick                  one sample of 2 replays (sanitizers, smoke tests)\n"
     "  --json FILE              write the table as JSON too\n"
     "exit codes: 0 ok, 1 a path failed verification, 2 bad usage, 69 no CUDA GPU\n";
@@ -49,6 +54,15 @@ Options parse(int argc, char** argv) {
       k = line.integer(1, 1 << 20);
     } else if (line.is("--n")) {
       n = line.integer(1, 1 << 20);
+    } else if (line.is("--fused-kernel")) {
+      const std::string kernel = line.value();
+      if (kernel == "warp") {
+        options.bench.fused_kernels = {FusedKernel::warp_split};
+      } else if (kernel == "cluster") {
+        options.bench.fused_kernels = {FusedKernel::cluster_split};
+      } else {
+        refuse_option("--fused-kernel", "must be warp or cluster");
+      }
     } else if (line.is("--quick")) {
       options.bench.samples = 1;
       options.bench.replays = 2;
@@ -99,11 +113,13 @@ void print_row(const ShapeResult& s) {
     std::snprintf(text, sizeof(text), "%.2fx", plain.microseconds / pick.microseconds);
     speedup = text;
   }
-  std::printf("%5lld -> %-5lld %6lld | %9s %9s %9s | %-8s %7s | %s\n",
+  std::printf("%5lld -> %-5lld %6lld | %9s %9s %9s | %-8s %7s | %-8s | %10.2f | %10s %13s\n",
               static_cast<long long>(s.k_cols), static_cast<long long>(s.n_cols),
               static_cast<long long>(s.tokens), microseconds(s.paths[0]).c_str(),
               microseconds(s.paths[1]).c_str(), microseconds(s.paths[2]).c_str(), name_of(s.pick),
-              speedup.c_str(), best ? name_of(best->path) : "-");
+              speedup.c_str(), best ? name_of(best->path) : "-", s.gemm_alone_us,
+              microseconds(s.fused_kernels[0].result).c_str(),
+              microseconds(s.fused_kernels[1].result).c_str());
 }
 
 void write_json(const GraphFloor& floor, const std::vector<ShapeResult>& shapes,
@@ -126,6 +142,14 @@ void write_json(const GraphFloor& floor, const std::vector<ShapeResult>& shapes,
       json.end_object();
     }
     const PathResult* best = fastest(s);
+    json.member("gemm_alone_us", s.gemm_alone_us);
+    for (const KernelResult& k : s.fused_kernels) {
+      json.key(k.kernel == FusedKernel::warp_split ? "fused_warp_split" : "fused_cluster_split");
+      json.begin_object().member("ran", k.result.ran).member("passed", k.result.passed);
+      if (k.result.ran) json.member("verdict", k.result.verdict);
+      if (k.result.passed) json.member("us", k.result.microseconds);
+      json.end_object();
+    }
     json.member("pick", name_of(s.pick)).member("fastest", best ? name_of(best->path) : "none");
     json.end_object();
   }
@@ -142,7 +166,7 @@ int run_all(const Options& options) {
               floor.one_kernel, floor.two_kernels);
   std::printf(
       "    K -> N     tokens |     plain  deferred     fused | pick     vs plain | "
-      "fastest\n");
+      "fastest  | GEMM alone | warp split cluster split\n");
   std::vector<ShapeResult> shapes;
   bool all_passed = true;
   std::uint64_t seed = 1100;
@@ -155,6 +179,12 @@ int run_all(const Options& options) {
         if (r.ran && !r.passed) {
           all_passed = false;
           std::printf("  %s FAILED: %s\n", name_of(r.path), r.verdict.c_str());
+        }
+      }
+      for (const KernelResult& k : shapes.back().fused_kernels) {
+        if (k.result.ran && !k.result.passed) {
+          all_passed = false;
+          std::printf("  fused, %s FAILED: %s\n", name_of(k.kernel), k.result.verdict.c_str());
         }
       }
     }

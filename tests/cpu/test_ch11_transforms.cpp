@@ -152,6 +152,18 @@ TEST_CASE("the dispatch table: fused only within 64 rows and on GPUs that can ru
   }
 }
 
+TEST_CASE("the fused path splits K over warps only for few tokens through a small weight",
+          "[ch11]") {
+  CHECK(fused_kernel_for(1, 576, 960) == FusedKernel::warp_split);
+  CHECK(fused_kernel_for(16, 768, 960) == FusedKernel::warp_split);
+  CHECK(fused_kernel_for(17, 576, 960) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(64, 576, 960) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(1, 1024, 960) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(16, 768, 2560) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(1, 2048, 2560) == FusedKernel::cluster_split);
+  static_assert(kWarpSplitMaxRows <= kFusedMaxRows);
+}
+
 TEST_CASE("the fold refuses shapes that do not match by name", "[ch11]") {
   const std::vector<float> g(4, 1.0f), w(12, 1.0f);
   CHECK_THROWS_WITH(fold_weights(g, w, 4, 4), Catch::Contains("'w'"));

@@ -2,7 +2,8 @@
 // Chapter 11 on the GPU: every path of norm -> linear (plain through normlab::run, deferred
 // through the statistics kernel and cuBLASLt, fused) against the float64 reference on ragged
 // shapes; graph replays of the fused kernel giving the same bits (a fixed order of sums); the
-// statistics kernel alone; and refusals by name with nothing written.
+// statistics kernel alone; and refusals by name with nothing written. Both fused kernels run
+// on every shape they take, whichever the path would pick.
 #include "normlab_catch.hpp"
 
 #include <cuda_fp16.h>
@@ -89,7 +90,7 @@ TEST_CASE("every path matches the float64 reference on ragged shapes", "[ch11]")
   }
 }
 
-TEST_CASE("the fused kernel on every padding of the tokens and tiny, odd shapes", "[ch11]") {
+TEST_CASE("both fused kernels on every padding of the tokens and tiny, odd shapes", "[ch11]") {
   std::uint64_t seed = 1150;
   for (std::int64_t rows : {1, 2, 15, 16, 17, 32, 33, 48, 63}) {
     for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{1, 1},
@@ -99,35 +100,55 @@ TEST_CASE("the fused kernel on every padding of the tokens and tiny, odd shapes"
                         {1000, 130},
                         {4096, 72}}) {
       Setup s(rows, k, n, seed++);
-      const Verdict v = compare(reference(s.p, sample_rows(rows, 64)), s.run(Path::fused), n, k);
-      INFO(rows << " x " << k << " -> " << n << ": " << v.report);
-      CHECK(v.passed);
+      const Reference ref = reference(s.p, sample_rows(rows, 64));
+      for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
+        INFO(rows << " x " << k << " -> " << n << ", " << name_of(kernel));
+        s.y.poison();
+        const auto run = [&] {
+          fused_rmsnorm_linear(kernel, s.x.data(), s.w_folded.data(), rows, k, n, s.p.eps,
+                               s.y.data(), nullptr);
+        };
+        if (kernel == FusedKernel::warp_split && rows > kWarpSplitMaxRows) {
+          CHECK_THROWS_WITH(run(), Catch::Contains("'rows'") && Catch::Contains("16"));
+          continue;
+        }
+        run();
+        NORMLAB_CHECK(cudaDeviceSynchronize());
+        std::vector<__half> got(s.y.size());
+        s.y.download(got.data());
+        const Verdict v = compare(ref, got, n, k);
+        INFO(v.report);
+        CHECK(v.passed);
+      }
     }
   }
 }
 
-TEST_CASE("fused graph replays give the same bits: the cluster adds its blocks in rank order",
+TEST_CASE("fused graph replays give the same bits: warps and blocks are added in a fixed order",
           "[ch11]") {
-  Setup s(16, 2048, 2560, 1190);
-  const std::vector<__half> first = s.run(Path::fused);
-  cudaStream_t stream = nullptr;
-  NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  s.layer.run(Path::fused, s.x.data(), 16, s.y.data(), stream);
-  NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
-  NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  s.y.poison(stream);
-  for (int replay = 0; replay < 5; ++replay)
-    NORMLAB_CHECK(cudaGraphLaunch(exec, stream));
-  NORMLAB_CHECK(cudaStreamSynchronize(stream));
-  std::vector<__half> replayed(s.y.size());
-  s.y.download(replayed.data());
-  NORMLAB_CHECK(cudaGraphExecDestroy(exec));
-  NORMLAB_CHECK(cudaGraphDestroy(graph));
-  NORMLAB_CHECK(cudaStreamDestroy(stream));
-  CHECK(std::memcmp(first.data(), replayed.data(), first.size() * sizeof(__half)) == 0);
+  for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{576, 960}, {2048, 2560}}) {
+    Setup s(16, k, n, 1190 + k);
+    INFO(k << " -> " << n << ": " << name_of(fused_kernel_for(16, k, n)));
+    const std::vector<__half> first = s.run(Path::fused);
+    cudaStream_t stream = nullptr;
+    NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    s.layer.run(Path::fused, s.x.data(), 16, s.y.data(), stream);
+    NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
+    NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    s.y.poison(stream);
+    for (int replay = 0; replay < 5; ++replay)
+      NORMLAB_CHECK(cudaGraphLaunch(exec, stream));
+    NORMLAB_CHECK(cudaStreamSynchronize(stream));
+    std::vector<__half> replayed(s.y.size());
+    s.y.download(replayed.data());
+    NORMLAB_CHECK(cudaGraphExecDestroy(exec));
+    NORMLAB_CHECK(cudaGraphDestroy(graph));
+    NORMLAB_CHECK(cudaStreamDestroy(stream));
+    CHECK(std::memcmp(first.data(), replayed.data(), first.size() * sizeof(__half)) == 0);
+  }
 }
 
 TEST_CASE("the statistics kernel writes 1/RMS of each row and nothing past them", "[ch11]") {
@@ -167,6 +188,9 @@ TEST_CASE("refusals name the argument and write nothing", "[ch11]") {
   CHECK_THROWS_WITH(
       fused_rmsnorm_linear(s.x.data(), s.w_folded.data(), 8, 576, 960, 0.0f, s.y.data(), nullptr),
       Catch::Contains("'eps'"));
+  CHECK_THROWS_WITH(fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), s.w_folded.data(), 17,
+                                         576, 960, 1e-6f, s.y.data(), nullptr),
+                    Catch::Contains("'rows'") && Catch::Contains("warp-split"));
   CHECK_THROWS_WITH(row_rstd(s.x.data(), 4, 576, 0.0f, nullptr, nullptr),
                     Catch::Contains("'rstd'"));
   NORMLAB_CHECK(cudaDeviceSynchronize());
