@@ -749,9 +749,66 @@ def ch10_huge_rows():
     return fig
 
 
+# Chapter 11's decode example, 576 -> 960 (SmolLM2-135M), as fused.cu splits it: the cluster
+# kernel's 64-column tiles and K over up to 8 blocks in multiples of 16 rows (split_rows_for);
+# the warp split's 16-column strips and K in steps of 16 rows over 8 warps.
+CH11_K, CH11_N, CH11_STEP, CH11_WARPS = 576, 960, 16, 8
+
+
+def ch11_k_split_panel(fig, top):
+    """(b) Where K goes in the two fused kernels: over a cluster's blocks, or a block's warps."""
+    split_rows = -(-(-(-CH11_K // 8)) // CH11_STEP) * CH11_STEP
+    blocks = -(-CH11_K // split_rows)
+    steps = CH11_K // CH11_STEP
+    heading(fig, top, f"(b) The fused kernels, {CH11_K} → {CH11_N}: where K goes")
+    for half, (title, tile, note) in enumerate([
+            (f"cluster split: {CH11_N // 64} tiles of 64 columns × {blocks} blocks",
+             64, [f"block k: rows [{split_rows}k, {split_rows}(k+1)) of K, on its own SM",
+                  "sums added through DSMEM: two cluster barriers"]),
+            (f"warp split: {CH11_N // 16} strips of 16 columns × 1 block",
+             16, [f"warp w: steps w, w + 8, ... of {CH11_STEP} rows ({steps} steps), its own ring",
+                  "sums added in shared memory: one block barrier"])]):
+        x0 = 20 + half * 375
+        fig.text(x0, top + 22, title, size=11, weight="bold")
+        # W* as K (down) by N (across), the tile or strip highlighted, its K coloured by owner.
+        wx, wy, ww, wh = x0 + 10, top + 40, 120, 144
+        fig.rect(wx, wy, ww, wh, fill=LIGHT, stroke=GREY)
+        fig.text(wx + ww / 2, wy - 3, "W*: K × N", size=10, anchor="middle", fill="#555")
+        tx, tw = wx + 20, ww * tile / CH11_N * 4
+        if half == 0:
+            for k in range(blocks):
+                rows = min(split_rows, CH11_K - k * split_rows)
+                fig.rect(tx, wy + wh * k * split_rows / CH11_K, tw, wh * rows / CH11_K,
+                         fill=THREAD[k], stroke="white", width=0.3)
+        else:
+            for step in range(steps):
+                fig.rect(tx, wy + wh * step / steps, tw, wh / steps, fill=THREAD[step % CH11_WARPS],
+                         stroke="white", width=0.2)
+        # Where the owners run.
+        sx, sy = wx + ww + 24, top + 46
+        if half == 0:
+            for k in range(blocks):
+                y = sy + k * 17
+                fig.box(sx, y, 96, 14, f"SM: block {k}", fill=SHARED, size=9, stroke=THREAD[k])
+            fig.line(sx + 104, sy, sx + 104, sy + 17 * blocks - 3, stroke=BARRIER, width=2.5)
+            fig.text(sx + 110, sy + 60, "DSMEM", size=10, fill=BARRIER)
+        else:
+            fig.rect(sx, sy - 4, 200, 17 * CH11_WARPS + 6, fill="none", stroke=GREY, dash="5,3")
+            fig.text(sx + 200, sy - 8, "one SM, one block", size=9, anchor="end", fill="#555")
+            for w in range(CH11_WARPS):
+                y = sy + w * 17
+                fig.box(sx + 4, y, 60, 14, f"warp {w}", fill=REGISTER, size=9, stroke=THREAD[w])
+                for slot in range(4):
+                    fig.rect(sx + 70 + slot * 16, y + 2, 14, 10, fill=SHARED, stroke=THREAD[w],
+                             width=0.6)
+            fig.text(sx + 140, sy + 10, "ring", size=9, fill="#555")
+        for i, words in enumerate(note):
+            fig.text(x0, top + 198 + 15 * i, words, size=11)
+
+
 def ch11_flashnorm():
     """Norm then linear three ways: what each path writes to memory and how many launches."""
-    fig = Figure(330, "Chapter 11: RMSNorm then a linear layer, three ways")
+    fig = Figure(570, "Chapter 11: RMSNorm then a linear layer, three ways")
     heading(fig, 20, "Y = rmsnorm(X; g) · W = diag(1/rms(X)) · (X · W*), W* = diag(g) · W")
     paths = [
         ("plain", [("norm", REGISTER), ("X̂ ⊙ g: M·K", MEMORY), ("GEMM with W", REGISTER)],
@@ -759,7 +816,7 @@ def ch11_flashnorm():
         ("deferred", [("1/RMS", REGISTER), ("M floats", MEMORY), ("GEMM with W*, rows scaled", REGISTER)],
          "2 launches; 1/RMS in cuBLASLt's epilogue"),
         ("fused", [("1/RMS and X · W* in one kernel", REGISTER)],
-         "1 launch; nothing between, M <= 64"),
+         "1 launch; nothing between, M <= 64; two kernels, (b)"),
     ]
     top = 50
     for row, (name, steps, note) in enumerate(paths):
@@ -775,6 +832,7 @@ def ch11_flashnorm():
         fig.text(110, y + 54, note, size=11, fill=GREY)
     fig.text(20, top + 250, "Orange: work in registers; blue: bytes in device memory. W (K·N) "
              "is read once on every path: at decode sizes that read is the time.", size=11)
+    ch11_k_split_panel(fig, 330)
     return fig
 
 
