@@ -157,13 +157,9 @@ __device__ void add_squares(const Ring<kRows>& ring, int slot,
   const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
 #pragma unroll
   for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
-    const auto chunk = *reinterpret_cast<const Vector<__half>*>(
-        &ring.x[slot][x_row + i * Ring<kRows>::kXRowsAPass][x_col]);
-#pragma unroll
-    for (int j = 0; j < kWidth; ++j) {
-      const float v = __half2float(chunk.element[j]);
-      squares[i] += v * v;
-    }
+    device::accumulate_squares(squares[i],
+                               *reinterpret_cast<const Vector<__half>*>(
+                                   &ring.x[slot][x_row + i * Ring<kRows>::kXRowsAPass][x_col]));
   }
 }
 
@@ -375,13 +371,10 @@ __global__ void __launch_bounds__(kSplitThreads) fused_warp_split_kernel(const F
       stage_step<kAligned>(c, ring, ahead % kSplitSlots, lane, tile_col, k_of(ahead));
     __pipeline_commit();
     const int slot = s % kSplitSlots;
-    const auto chunk = *reinterpret_cast<const Vector<__half>*>(
-        &ring.x[slot][lane / WarpRing::kRowChunks][lane % WarpRing::kRowChunks * kWidth]);
-#pragma unroll
-    for (int j = 0; j < kWidth; ++j) {
-      const float v = __half2float(chunk.element[j]);
-      squares += v * v;
-    }
+    device::accumulate_squares(
+        squares,
+        *reinterpret_cast<const Vector<__half>*>(
+            &ring.x[slot][lane / WarpRing::kRowChunks][lane % WarpRing::kRowChunks * kWidth]));
     wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> x;
     wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> w;
     wmma::load_matrix_sync(x, &ring.x[slot][0][0], kFragment + kSkew);

@@ -29,12 +29,8 @@ __global__ void row_rstd_kernel(const __half* x, std::int64_t cols, float eps, b
   float sum_of_squares = 0.0f;
   for (std::int64_t first = static_cast<std::int64_t>(threadIdx.x) * kWidth; first < cols;
        first += static_cast<std::int64_t>(blockDim.x) * kWidth) {
-    const Vector<__half> v = device::load_chunk<false>(row, first, cols, aligned);
-#pragma unroll
-    for (int j = 0; j < kWidth; ++j) {
-      const float value = device::to_float(v.element[j]);
-      sum_of_squares += value * value;
-    }
+    device::accumulate_squares(sum_of_squares,
+                               device::load_chunk<false>(row, first, cols, aligned));
   }
   const float total = device::block_sum_once(sum_of_squares);
   if (threadIdx.x == 0) rstd[blockIdx.x] = rsqrtf(total / static_cast<float>(cols) + eps);

@@ -90,6 +90,18 @@ __device__ __forceinline__ void to_floats(const Vector<T>& v, float (&out)[Vecto
   }
 }
 
+/// Adds the squares of a vector's elements to @p sum in fp32, one element after another (the
+/// order, and so the rounding, of a loop over the elements). By value: a vector in shared memory
+/// comes in one 16-byte load.
+template <typename T>
+__device__ __forceinline__ void accumulate_squares(float& sum, Vector<T> v) {
+#pragma unroll
+  for (int j = 0; j < Vector<T>::kWidth; ++j) {
+    const float value = to_float(v.element[j]);
+    sum += value * value;
+  }
+}
+
 /// fp32 values rounded to T (nearest even, as from_float) and packed into a vector: 16-bit
 /// types two at a time, one conversion instruction a pair instead of one an element and a
 /// byte shuffle to pack it.
