@@ -408,17 +408,18 @@ __global__ void __launch_bounds__(kSplitThreads) fused_warp_split_kernel(const F
 }
 // [fused_warp_split]
 
+// Column tiles of @p tile_cols across n_cols outputs: a kernel's blocks along x.
+std::int64_t tiles_of(std::int64_t n_cols, int tile_cols) {
+  return (n_cols + tile_cols - 1) / tile_cols;
+}
+
 template <bool kAligned>
 void launch_warp_split(const FusedCall& call, cudaStream_t stream) {
   const auto kernel = fused_warp_split_kernel<kAligned>;
   constexpr int bytes = kSplitWarps * WarpRing::kBytes;
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  const auto tiles = static_cast<unsigned int>((call.n_cols + kSplitCols - 1) / kSplitCols);
+  const auto tiles = static_cast<unsigned int>(tiles_of(call.n_cols, kSplitCols));
   kernel<<<tiles, kSplitThreads, bytes, stream>>>(call);
-}
-
-std::int64_t tiles_of(std::int64_t n_cols) {
-  return (n_cols + kTileCols - 1) / kTileCols;
 }
 
 // [fused_split]
@@ -446,7 +447,7 @@ void launch(const FusedCall& call, cudaStream_t stream) {
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Ring<kRows>::kBytes)));
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols)), blocks);
+  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols, kTileCols)), blocks);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = Ring<kRows>::kBytes;
   config.stream = stream;
@@ -473,7 +474,7 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_f
   check_argument(kernel != FusedKernel::warp_split || rows <= kWarpSplitMaxRows, fn, "rows",
                  "must be at most 16 for the warp-split kernel (one tensor-core tile of tokens)");
   check_argument(k_cols > 0, fn, "k_cols", "must be positive");
-  check_argument(n_cols > 0 && (n_cols + kSplitCols - 1) / kSplitCols <= 0x7fffffff, fn, "n_cols",
+  check_argument(n_cols > 0 && tiles_of(n_cols, kSplitCols) <= 0x7fffffff, fn, "n_cols",
                  "must be positive, at most 2^31 - 1 tiles of 16 columns");
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
   if (rows == 0) return;
