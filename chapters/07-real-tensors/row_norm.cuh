@@ -141,9 +141,16 @@ __device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statist
 // deviations. chunk(v) is the thread's v-th chunk (here h[v] in registers; chapter 10 reads it
 // from shared memory), and sum(value) the total of value over every thread holding the row
 // (here block_sum; chapter 09 passes a group of lanes' sum, chapter 10 a cluster's).
+// row_deviations is its first part: the mean, and this thread's share of the squared
+// deviations before their sum (chapter 10 starts that sum, and finishes it a row later).
+struct Deviations {
+  float mean;     // 0 for RMSNorm
+  float squares;  // this thread's sum of (h - mean)^2
+};
+
 template <bool kCentre, bool kAligned, int kVectors, typename Chunk, typename Sum>
-__device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice, int lead,
-                                                     std::int64_t cols, float eps, Sum&& sum) {
+__device__ __forceinline__ Deviations row_deviations(Chunk&& chunk, Slice slice, int lead,
+                                                     std::int64_t cols, Sum&& sum) {
   constexpr int kWidth = std::remove_cvref_t<decltype(chunk(0))>::kWidth;
   float mean = 0.0f;
   if constexpr (kCentre) {
@@ -171,7 +178,14 @@ __device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice,
       squares += d * d;
     }
   }
-  return {mean, rsqrtf(sum(squares) / static_cast<float>(cols) + eps)};
+  return {mean, squares};
+}
+
+template <bool kCentre, bool kAligned, int kVectors, typename Chunk, typename Sum>
+__device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice, int lead,
+                                                     std::int64_t cols, float eps, Sum&& sum) {
+  const Deviations d = row_deviations<kCentre, kAligned, kVectors>(chunk, slice, lead, cols, sum);
+  return {d.mean, rsqrtf(sum(d.squares) / static_cast<float>(cols) + eps)};
 }
 // [statistics]
 

@@ -10,6 +10,8 @@
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
+#include <cuda/ptx>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -34,12 +36,14 @@ using device::Vector;
 // other rows 2 blocks of 256, 128 registers for their element-by-element edges.
 inline constexpr int kClusterLeastBlocks = 2;
 
-// Rows a block holds at once, in turn (stages): on the 16-byte grid the next ones are copied
-// while one is reduced, 3 stages (add + norm, whose residual doubles the bytes, 2, so that 3
-// blocks of 256 still fit an SM's shared memory); other rows come through registers, one at
-// a time. Measured on an H200 at 512 x 65536 bf16 RMSNorm: 2 stages 58.1%, 3 59.2%.
-__host__ __device__ constexpr int stages(bool aligned, bool add) {
-  return aligned ? (add ? 2 : 3) : 1;
+// Rows a block holds at once, in turn (stages): one waiting for its statistics to be
+// finished and normalised, one being reduced, and on the 16-byte grid one more on its way
+// (cp.async); rows off the grid come through registers as they are reduced. Measured on an
+// H100 at bf16 512 x 65536: 3 stages (one row copied ahead) against 4 (two ahead, so 3 blocks of
+// 256 an SM instead of 4), RMSNorm 80.4% against 75.6%, LayerNorm 63.1% against 53.7% of the
+// copy roof; add + RMSNorm, whose stages hold the residual too, even (87.2%).
+__host__ __device__ constexpr int stages(bool aligned) {
+  return aligned ? 3 : 2;
 }
 // Tensors a stage holds: x, and for add + norm on the 16-byte grid its residual (copied beside
 // it; off the grid h is added in registers and only h is stashed).
@@ -49,36 +53,80 @@ __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 // [cluster_exchange]
-// The total of one float a thread over every thread of the cluster. The block's total goes to
-// this block's slot in shared memory; cluster.sync() makes every block's slot visible to every
-// other (the barrier's arrive releases this block's writes, its wait acquires the others');
-// then lane k of each warp reads block k's slot through DSMEM and the warp adds them. Every
-// thread of every block adds the same values in the same butterfly, so each gets the same
-// bits, and every block normalises with the same statistics.
-// Two slots, used in turn: a slot is written again two exchanges later, and between a block's
-// read of a neighbour's slot and that neighbour's next write to it lies the cluster.sync() of
-// the exchange in between, which the reader must reach first. That same barrier keeps the
-// warps' slots of block_sum_once (one barrier of its own) from being overwritten before they
-// are read.
+// The total of one float a thread over every thread of the cluster, with no cluster barrier.
+// start(): the block adds its threads' values (block_sum), and its first threads push the
+// block's total into this block's slot of every block's inbox with st.async, a store into
+// another block's shared memory that also counts its bytes on that block's mbarrier.
+// finish(): a block waits on its own mbarrier until every block's 4 bytes have landed; lane k
+// of each warp reads slot k and the warp adds them. Every thread of every block adds the same
+// values in the same butterfly, so each gets the same bits, and every block normalises with
+// the same statistics. operator() does both at once.
+// Why not cluster.sync(), as ex10 does: its arrive releases each thread's earlier writes, so
+// every thread waits there for its stores of the previous row. Traced on an H100 at bf16
+// 512 x 65536 RMSNorm (runs/2026-11-26-h100-ch10-push), it took 2.5 of a row's 4 us. st.async
+// orders nothing but itself; its bytes still take about 2 us to land behind the SM's stores,
+// so the kernel starts a row's last sum and finishes it a row later.
+// Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
+// exchange e + 4 only after finishing e + 2, so after every block has pushed e + 2; each block
+// pushes that after finishing e + 1 and after block_sum's barriers, which follow all its
+// threads' reads of exchange e. So no slot is overwritten unread, and no phase of an mbarrier
+// gets the bytes of its inbox's next use.
 class ClusterSum {
  public:
-  __device__ ClusterSum(const cg::cluster_group& cluster, float (&slots)[2])
-      : cluster_(cluster), slots_(slots) {}
+  static constexpr int kInboxes = 4;
+  struct Inboxes {
+    float total[kInboxes][kMostClusterBlocks];
+    std::uint64_t landed[kInboxes];  // mbarriers: every block's total has landed
+  };
+  // An exchange started and not yet finished: its inbox, and the phase (mod 2) to wait for.
+  struct Ticket {
+    int inbox;
+    std::uint32_t parity;
+  };
 
-  __device__ float operator()(float value) {
-    float* slot = &slots_[round_++ % 2];
-    const float block_total = device::block_sum_once(value);
-    if (threadIdx.x == 0) *slot = block_total;
+  // Sets up the mbarriers; a cluster barrier then keeps every block from pushing into a
+  // neighbour's inbox before it is set up.
+  __device__ ClusterSum(const cg::cluster_group& cluster, Inboxes& in)
+      : cluster_(cluster), in_(in) {
+    if (threadIdx.x == 0) {
+      for (std::uint64_t& landed : in_.landed)
+        cuda::ptx::mbarrier_init(&landed, 1);
+      cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
     cluster_.sync();
-    const unsigned int lane = threadIdx.x % device::kWarpSize;
-    const float partial =
-        lane < cluster_.num_blocks() ? *cluster_.map_shared_rank(slot, lane) : 0.0f;
-    return device::warp_sum(partial);
   }
+
+  __device__ Ticket start(float value) {
+    const Ticket ticket{static_cast<int>(round_ % kInboxes), round_ / kInboxes % 2};
+    ++round_;
+    const float block_total = device::block_sum(value);
+    const unsigned int blocks = cluster_.num_blocks();
+    if (threadIdx.x == 0) {
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
+                                           cuda::ptx::space_shared, &in_.landed[ticket.inbox],
+                                           blocks * static_cast<unsigned int>(sizeof(float)));
+    }
+    if (threadIdx.x < blocks) {
+      float* slot = &in_.total[ticket.inbox][cluster_.block_rank()];
+      cuda::ptx::st_async(cluster_.map_shared_rank(slot, threadIdx.x), block_total,
+                          cluster_.map_shared_rank(&in_.landed[ticket.inbox], threadIdx.x));
+    }
+    return ticket;
+  }
+
+  __device__ float finish(Ticket ticket) const {
+    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
+                                                &in_.landed[ticket.inbox], ticket.parity)) {
+    }
+    const unsigned int lane = threadIdx.x % device::kWarpSize;
+    return device::warp_sum(lane < cluster_.num_blocks() ? in_.total[ticket.inbox][lane] : 0.0f);
+  }
+
+  __device__ float operator()(float value) { return finish(start(value)); }
 
  private:
   cg::cluster_group cluster_;
-  float (&slots_)[2];
+  Inboxes& in_;
   unsigned int round_ = 0;
 };
 // [cluster_exchange]
@@ -88,25 +136,27 @@ class ClusterSum {
 // Chapter 07's row, spread over the N blocks of a cluster: thread t of block k keeps chunks
 // v * N * blockDim.x + k * blockDim.x + t, and the statistics' sums are the cluster's
 // (ClusterSum) instead of the block's. x is read once. What changed from chapter 07: the row
-// waits in shared memory, not in registers, and the next rows are on their way while this one
-// is reduced. A block spends much of its life at cluster barriers, and only loads in flight
-// keep DRAM busy meanwhile; held in registers (88 a thread), a row left room for 2 blocks an
-// SM and nothing else in flight. Rows on the 16-byte grid come by cp.async, straight from
-// global to shared memory, into stage b of kStages in turn; others through registers
-// (chapter 07's load_row). The grid is as many clusters as the GPU holds at once, each looping
-// over rows, so that no cluster waits to be launched and the copies run ahead across rows.
-// The last cluster.sync() keeps every block resident until no neighbour can still be reading
-// its slots: shared memory is gone once its block exits.
+// waits in shared memory, not in registers, and the next row is on its way while this one is
+// reduced (held in registers, 88 a thread, a row left room for 2 blocks an SM and nothing else
+// in flight). Rows on the 16-byte grid come by cp.async, straight from global to shared memory,
+// into stage b of kStages in turn; others through registers (chapter 07's load_row). The grid
+// is as many clusters as the GPU holds at once, each looping over rows, so that no cluster
+// waits to be launched and the copies run ahead across rows. And each row's last sum is
+// started when the row is reduced and finished one row later, after the previous row is
+// normalised and stored: its bytes travel between the SMs while this block stores.
+// No cluster barrier at the end: no block reads another's shared memory, and every push into
+// a block's inbox is one that block waits for before it finishes its last row.
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
 __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastBlocks)
     norm_cluster(const Tensors<T, P> t) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr bool kCopyAsync = kAligned;
-  constexpr int kStages = stages(kAligned, kAdd);
+  constexpr int kStages = stages(kAligned);
+  constexpr int kAhead = kStages - 2;  // rows copied ahead (cp.async only)
   constexpr int kTensors = stashed_tensors(kAligned, kAdd);
   extern __shared__ uint4 stash[];  // cluster_stash_bytes()
-  __shared__ float slots[2];
+  __shared__ ClusterSum::Inboxes inboxes;
   const cg::cluster_group cluster = cg::this_cluster();
   const int blocks = static_cast<int>(cluster.num_blocks());
   const ch07::Slice slice{static_cast<int>(cluster.block_rank() * blockDim.x + threadIdx.x),
@@ -137,20 +187,39 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
     }
     __pipeline_commit();
   };
-  ClusterSum sum(cluster, slots);
+  ClusterSum sum(cluster, inboxes);
+  // A row whose sum of squares is on its way: its stage, its mean, and its exchange.
+  struct Pending {
+    std::int64_t r;
+    int b;
+    float mean;
+    ClusterSum::Ticket squares;
+  };
+  auto normalise = [&](const Pending& p) {
+    const auto row = ch07::row_of<kAligned>(t, p.r);
+    const ch07::Statistics s{p.mean,
+                             rsqrtf(sum.finish(p.squares) / static_cast<float>(t.cols) + t.eps)};
+    ch07::write_statistics(t, p.r, s, kCentre, slice);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      ch07::normalise_and_store(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), s,
+                                same_bits<Vector<T>>(at(p.b, 0, v)));
+    }
+  };
   const std::int64_t clusters = gridDim.x / blocks;
   const std::int64_t first_row = blockIdx.x / blocks;
   if constexpr (kCopyAsync) {
-    for (int ahead = 0; ahead < kStages - 1; ++ahead)
+    for (int ahead = 0; ahead < kAhead; ++ahead)
       copy_row(first_row + ahead * clusters, ahead);
   }
+  Pending last{-1, 0, 0.0f, {}};
   int b = 0;  // the stage row r is in
   for (std::int64_t r = first_row; r < t.rows; r += clusters) {
     const auto row = ch07::row_of<kAligned>(t, r);
     if constexpr (kCopyAsync) {
-      copy_row(r + (kStages - 1) * clusters, (b + kStages - 1) % kStages);
-      // Row r's copies have landed; only this thread reads them, so no barrier.
-      __pipeline_wait_prior(kStages - 1);
+      // Into the stage of row r - 2, normalised by this thread (only it reads its chunks).
+      copy_row(r + kAhead * clusters, (b + kAhead) % kStages);
+      __pipeline_wait_prior(kAhead);  // row r's copies have landed
 #pragma unroll
       for (int v = 0; kAdd && v < kVectors; ++v) {
         const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
@@ -166,16 +235,15 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
       for (int v = 0; v < kVectors; ++v)
         at(b, 0, v) = same_bits<uint4>(h[v]);
     }
-    auto held = [&](int v) { return same_bits<Vector<T>>(at(b, 0, v)); };
-    const ch07::Statistics s = ch07::row_statistics<kCentre, kAligned, kVectors>(
-        held, slice, row.lead, t.cols, t.eps, sum);
-    ch07::write_statistics(t, r, s, kCentre, slice);
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v)
-      ch07::normalise_and_store(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), s, held(v));
+    auto stashed = [&](int v) { return same_bits<Vector<T>>(at(b, 0, v)); };
+    const ch07::Deviations d =
+        ch07::row_deviations<kCentre, kAligned, kVectors>(stashed, slice, row.lead, t.cols, sum);
+    const ClusterSum::Ticket squares = sum.start(d.squares);
+    if (last.r >= 0) normalise(last);
+    last = {r, b, d.mean, squares};
     b = (b + 1) % kStages;
   }
-  cluster.sync();
+  if (last.r >= 0) normalise(last);
 #else
   __trap();  // the launcher refuses GPUs without clusters
 #endif
@@ -185,8 +253,8 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
 // Shared memory a block of @p threads stashes its rows in: kClusterVectors chunks a thread of
 // x (and of the residual, for add + norm on the 16-byte grid) for each stage.
 std::size_t cluster_stash_bytes(int threads, bool aligned, bool add) {
-  const auto chunks = static_cast<std::size_t>(
-      stages(aligned, add) * stashed_tensors(aligned, add) * kClusterVectors * threads);
+  const auto chunks = static_cast<std::size_t>(stages(aligned) * stashed_tensors(aligned, add) *
+                                               kClusterVectors * threads);
   return chunks * sizeof(uint4);
 }
 
