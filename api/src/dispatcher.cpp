@@ -112,14 +112,14 @@ namespace {
 //     per row with its register cap sized to the block (its table's rule 3). 4096 x 8192 bf16
 //     add + LayerNorm: 87.3% against chapter 07's 70.9%, add + RMSNorm 92.7% against 87.8%
 //     (H100, 2026-11-25, one device call).
-//  6. many rows of 16-bit elements on the 16-byte grid, wider than chapter 07's registers hold:
-//     chapter 10's cluster entry, which refuses GPUs without clusters and rows wider than it
-//     holds (chapter 07 then runs them, as the op's default). Since its row moved to shared
-//     memory (H200, 2026-11-26, one device call): 512 x 65536 bf16 RMSNorm 57.9% against
-//     chapter 07's 48.5%, LayerNorm 43.0% against 33.3%, add + RMSNorm 69.0% against 60.1%,
-//     add + LayerNorm 56.5% against 48.3%; 1024 x 32768 and 128 x 131072 likewise. fp32 rows
-//     stay with chapter 07: 256 x 65536 add + RMSNorm 69.5% against the cluster's 65.9%, add +
-//     LayerNorm 56.0% against 53.9%.
+//  6. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
+//     cluster entry, which refuses GPUs without clusters and rows wider than it holds (chapter
+//     07 then runs them, as the op's default). Since its exchange pushes sums by st.async
+//     (2026-11-26, one device call, the chapter's cluster beside chapter 07): 512 x 65536 bf16
+//     RMSNorm 81.4% against 54.5%, LayerNorm 63.7% against 40.7%, add + RMSNorm 86.9% against
+//     68.0%, add + LayerNorm 66.5% against 56.4%; fp32 256 x 65536 78.9% against 55.2%, 57.4%
+//     against 42.7%, 86.5% against 72.4%, 60.8% against 59.9%; fp32 1024 x 32768 RMSNorm 89.9%
+//     against 60.5%. (Before it, on an H200, fp32 rows stayed with chapter 07.)
 //  7. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel
@@ -151,9 +151,8 @@ bool few_wide_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
          f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
 }
-bool many_wide_16bit_rows(const Facts& f) {
-  return !backward(f) && f.problem.element_bytes == 2 && f.problem.aligned &&
-         f.problem.chunks > ch07::most_register_chunks(true);
+bool many_wide_rows(const Facts& f) {
+  return !backward(f) && f.problem.aligned && f.problem.chunks > ch07::most_register_chunks(true);
 }
 // Past the few-row rules, chapter 09 picks a block configuration only by its rule 3.
 bool many_rows_block(const Facts& f) {
@@ -181,10 +180,10 @@ constexpr Rule kRules[] = {
      "many rows of up to 1024 aligned 16-byte chunks: chapter 09's block per row, its registers "
      "capped for several blocks an SM (H100, 4096 x 8192 bf16 add + LayerNorm: 87.3% of the "
      "copy roof against chapter 07's 70.9%)"},
-    {"many wide 16-bit rows", 10, many_wide_16bit_rows,
-     "many rows of 16-bit elements on the 16-byte grid, wider than one block's registers hold: "
-     "chapter 10's cluster, the row in its blocks' shared memory (H200, 512 x 65536 bf16 "
-     "RMSNorm: 57.9% of the copy roof against chapter 07's 48.5%)",
+    {"many wide rows", 10, many_wide_rows,
+     "many rows on the 16-byte grid, wider than one block's registers hold: chapter 10's "
+     "cluster, the row in its blocks' shared memory (H100, 512 x 65536 bf16 RMSNorm: 81.4% of "
+     "the copy roof against chapter 07's 54.5%)",
      "_cluster"},
     {"wide or misaligned rows", 7, forward,
      "rows wider than 1024 16-byte chunks or off the 16-byte grid: chapter 07's block per row, "

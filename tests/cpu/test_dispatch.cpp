@@ -142,7 +142,7 @@ TEST_CASE("few rows wider than chapter 07's registers hold go to chapter 10", "[
   NormCall call = full_call(Op::rmsnorm, 64, 24584);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("chapter 10"));
-  call.rows = 65;  // many such rows: chapter 10's cluster (16-bit rows on the grid)
+  call.rows = 65;  // many such rows: chapter 10's cluster (rows on the grid)
   CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
   call = full_call(Op::rmsnorm, 64, 24576);  // chapter 09's block holds it
   CHECK(kernel_for(call) == "ch09_rmsnorm");
@@ -155,25 +155,30 @@ TEST_CASE("few rows wider than chapter 07's registers hold go to chapter 10", "[
   // fp32: 4 columns a chunk.
   call = full_call(Op::layernorm, 16, 4194304, DType::f32);
   CHECK(kernel_for(call) == "ch10_layernorm");
-  call = full_call(Op::layernorm, 512, 65536, DType::f32);
-  CHECK(kernel_for(call) == "ch07_layernorm");
+  call = full_call(Op::layernorm, 512, 65536, DType::f32);  // many rows: the cluster entry
+  CHECK(kernel_for(call) == "ch10_layernorm_cluster");
   // Backward keeps to chapter 08, however wide.
   call = full_call(Op::rmsnorm_backward, 4, 12288, DType::f32);
   CHECK(kernel_for(call) == "ch08_rmsnorm_backward");
 }
 
-TEST_CASE("many wide 16-bit rows on the 16-byte grid go to chapter 10's cluster", "[dispatch]") {
-  // Wider than chapter 07's registers hold (3072 chunks of 8 bf16 columns), more than 64 rows.
+TEST_CASE("many wide rows on the 16-byte grid go to chapter 10's cluster", "[dispatch]") {
+  // Wider than chapter 07's registers hold (3072 chunks: 24576 bf16 or 12288 fp32 columns),
+  // more than 64 rows.
   for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
     NormCall call = full_call(op, 512, 65536);
     CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op) + "_cluster");
     CHECK_THAT(decided(call).why, Catch::Contains("chapter 10's cluster"));
     call = full_call(op, 512, 65536, DType::f16);
     CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op) + "_cluster");
-    // fp32 rows stay with chapter 07, as do rows chapter 07's registers hold.
     call = full_call(op, 256, 65536, DType::f32);
-    CHECK(kernel_for(call) == std::string("ch07_") + normlab::name_of(op));
+    CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op) + "_cluster");
   }
+  // fp32 at the boundary: 12289 columns need 3073 chunks, 12288 fit chapter 07's registers.
+  NormCall fp32 = full_call(Op::layernorm, 65, 12292, DType::f32);
+  CHECK(kernel_for(fp32) == "ch10_layernorm_cluster");
+  fp32 = full_call(Op::layernorm, 65, 12288, DType::f32);
+  CHECK(kernel_for(fp32) == "ch07_layernorm");
   NormCall call = full_call(Op::rmsnorm, 65, 24584);  // 3073 chunks: the first past chapter 07
   CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
   call = full_call(Op::rmsnorm, 65, 24576);  // 3072: chapter 07's registers hold it
