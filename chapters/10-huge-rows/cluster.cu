@@ -61,11 +61,12 @@ __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
 // of each warp reads slot k and the warp adds them. Every thread of every block adds the same
 // values in the same butterfly, so each gets the same bits, and every block normalises with
 // the same statistics. operator() does both at once.
-// Why not cluster.sync(), as ex10 does: its arrive releases each thread's earlier writes, so
-// every thread waits there for its stores of the previous row. Traced on an H100 at bf16
-// 512 x 65536 RMSNorm (runs/2026-11-26-h100-ch10-push), it took 2.5 of a row's 4 us. st.async
-// orders nothing but itself; its bytes still take about 2 us to land behind the SM's stores,
-// so the kernel starts a row's last sum and finishes it a row later.
+// What it replaces (ex10's exchange): each block writes its total into its own slot,
+// cluster.sync(), then reads every block's slot through DSMEM. Traced on an H100 at bf16
+// 512 x 65536 RMSNorm (book/results/runs/2026-11-26-h100-ch10-push), that barrier took 2.6 of
+// a row's 5.2 us and the reads 0.7 more. The pushed bytes take as long to land (2 to 3 us,
+// behind the SM's other traffic), but nothing else waits for them: no reads after, no
+// barrier at the end, and the kernel finishes a row's last sum a row after starting it.
 // Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
 // exchange e + 4 only after finishing e + 2, so after every block has pushed e + 2; each block
 // pushes that after finishing e + 1 and after block_sum's barriers, which follow all its
