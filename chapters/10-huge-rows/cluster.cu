@@ -68,10 +68,12 @@ __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
 // behind the SM's other traffic), but nothing else waits for them: no reads after, no
 // barrier at the end, and the kernel finishes a row's last sum a row after starting it.
 // Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
-// exchange e + 4 only after finishing e + 2, so after every block has pushed e + 2; each block
-// pushes that after finishing e + 1 and after block_sum's barriers, which follow all its
-// threads' reads of exchange e. So no slot is overwritten unread, and no phase of an mbarrier
-// gets the bytes of its inbox's next use.
+// exchange e + 4 only after finishing an exchange that every block starts only after it has
+// finished e (RMSNorm: e + 2; LayerNorm: a later row's mean, e + 2 after a mean and e + 3
+// after a row's squares, which are finished after the next row's mean), and a block pushes
+// only after block_sum's barriers, which follow all its threads' reads of the exchanges it
+// finished before. So no slot is overwritten unread, and no phase of an mbarrier gets the
+// bytes of its inbox's next use.
 class ClusterSum {
  public:
   static constexpr int kInboxes = 4;
