@@ -96,11 +96,18 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
 }
 // [rounding]
 
+// A row's statistics from its mean (0 for RMSNorm) and the row's total of squared deviations
+// from it: rstd = 1 / sqrt(squares / cols + eps).
+__device__ inline Statistics statistics_from(float mean, float squares, std::int64_t cols,
+                                             float eps) {
+  return {mean, rsqrtf(squares / static_cast<float>(cols) + eps)};
+}
+
 // A row's statistics from its moments (device/welford.cuh; RMSNorm's are moments about zero):
 // chapters 09 and 10 reduce moments instead of chapter 07's two sums.
 template <bool kCentre>
 __device__ Statistics statistics_of(device::Moments row, std::int64_t cols, float eps) {
-  return {kCentre ? row.mean : 0.0f, rsqrtf(row.m2 / static_cast<float>(cols) + eps)};
+  return statistics_from(kCentre ? row.mean : 0.0f, row.m2, cols, eps);
 }
 
 // Which chunks of a row a thread keeps: chunk v * stride + offset is its v-th vector. One block
@@ -185,7 +192,7 @@ template <bool kCentre, bool kAligned, int kVectors, typename Chunk, typename Su
 __device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice, int lead,
                                                      std::int64_t cols, float eps, Sum&& sum) {
   const Deviations d = row_deviations<kCentre, kAligned, kVectors>(chunk, slice, lead, cols, sum);
-  return {d.mean, rsqrtf(sum(d.squares) / static_cast<float>(cols) + eps)};
+  return statistics_from(d.mean, sum(d.squares), cols, eps);
 }
 // [statistics]
 
@@ -305,7 +312,7 @@ __global__ void __launch_bounds__(kStreamingThreads, 1) norm_streaming(const Ten
       }
       squares = block_sum(deviations);
     }
-    s.rstd = rsqrtf(squares / static_cast<float>(t.cols) + t.eps);
+    s = statistics_from(s.mean, squares, t.cols, t.eps);
     write_statistics(t, r, s, kCentre, block_slice());
     for (std::int64_t c = threadIdx.x; c < row.chunks; c += blockDim.x) {
       const std::int64_t first = chunk_start(c, kWidth, row.lead);

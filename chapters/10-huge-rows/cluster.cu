@@ -64,8 +64,8 @@ __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
 // What it replaces (ex10's exchange): each block writes its total into its own slot,
 // cluster.sync(), then reads every block's slot through DSMEM. Traced on an H100 at bf16
 // 512 x 65536 RMSNorm (book/results/runs/2026-11-26-h100-ch10-push), that barrier took 2.6 of
-// a row's 5.2 us and the reads 0.7 more. The pushed bytes take as long to land (2 to 3 us,
-// behind the SM's other traffic), but nothing else waits for them: no reads after, no
+// a row's 5.2 us and the reads 0.7 more. The pushed bytes take as long to land (2 to 3 us
+// under that load), but nothing else waits for them: no reads after, no
 // barrier at the end, and the kernel finishes a row's last sum a row after starting it.
 // Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
 // exchange e + 4 only after finishing an exchange that every block starts only after it has
@@ -200,8 +200,7 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
   };
   auto normalise = [&](const Pending& p) {
     const auto row = ch07::row_of<kAligned>(t, p.r);
-    const ch07::Statistics s{p.mean,
-                             rsqrtf(sum.finish(p.squares) / static_cast<float>(t.cols) + t.eps)};
+    const ch07::Statistics s = ch07::statistics_from(p.mean, sum.finish(p.squares), t.cols, t.eps);
     ch07::write_statistics(t, p.r, s, kCentre, slice);
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
