@@ -10,6 +10,8 @@
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
+#include <cuda/annotated_ptr>
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -46,6 +48,67 @@ constexpr int kRegisterVectors = kLean<T, P, kAdd, kAligned> ? 8 : 4;
 template <typename T, typename P, bool kAdd, bool kAligned>
 constexpr int kMinBlocks = kLean<T, P, kAdd, kAligned> ? 2 : 1;
 
+// [whole_gpu_copies]
+// The kernel's copies of x into shared memory (cp.async) tell L2 to evict their lines first:
+// every line of x is read once, while the parameters are read again for every row and should
+// be what L2 keeps. CCCL's cuda::ptx has no cp.async with a cache policy, so the instruction is
+// written out; the policy is cuda::access_property's.
+__device__ __forceinline__ void copy_evict_first(uint4* shared, const void* global) {
+  const auto policy =
+      static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::streaming{}));
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(address),
+               "l"(global), "l"(policy)
+               : "memory");
+}
+// [whole_gpu_copies]
+
+// [normalise_group]
+// The lean kernel's rows (fp32, on the 16-byte grid) are normalised kGroup chunks at a time:
+// every weight and bias load of the group is issued before its first store. Chunk by chunk
+// (chapter 07's normalise_and_store) a chunk's parameter loads wait behind the previous
+// chunk's store, which the compiler cannot prove apart from them; over a whole GPU's row the
+// parameters come from DRAM, so each chunk paid a DRAM latency in turn. The loads ask L2 to
+// keep the parameters (evict last) and the stores to let y go first: x and y are touched once
+// a row, the parameters again by every row. A chunk at or past the row's end loads and stores
+// nothing. Other kernels (kGroup 1) normalise chunk by chunk, as chapter 07 does.
+template <int kGroup, typename T, typename P, bool kAligned>
+__device__ void normalise_group(const Tensors<T, P>& t, const ch07::Row<T, P, kAligned>& row,
+                                const std::int64_t (&first)[kGroup], ch07::Statistics s,
+                                const Vector<T> (&h)[kGroup]) {
+  if constexpr (kAligned && std::is_same_v<T, float> && std::is_same_v<P, float>) {
+    using Kept = cuda::annotated_ptr<const float4, cuda::access_property::persisting>;
+    using Streamed = cuda::annotated_ptr<float4, cuda::access_property::streaming>;
+    float4 scale[kGroup], shift[kGroup];
+#pragma unroll
+    for (int g = 0; g < kGroup; ++g) {
+      const bool in_row = first[g] < t.cols;
+      scale[g] = in_row && t.weight != nullptr
+                     ? Kept(reinterpret_cast<const float4*>(t.weight + first[g]))[0]
+                     : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+      shift[g] = in_row && t.bias != nullptr
+                     ? Kept(reinterpret_cast<const float4*>(t.bias + first[g]))[0]
+                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+#pragma unroll
+    for (int g = 0; g < kGroup; ++g) {
+      if (first[g] >= t.cols) continue;
+      const float4 x = same_bits<float4>(h[g]);
+      const float4 y{(x.x - s.mean) * s.rstd * (scale[g].x + offset) + shift[g].x,
+                     (x.y - s.mean) * s.rstd * (scale[g].y + offset) + shift[g].y,
+                     (x.z - s.mean) * s.rstd * (scale[g].z + offset) + shift[g].z,
+                     (x.w - s.mean) * s.rstd * (scale[g].w + offset) + shift[g].w};
+      Streamed(reinterpret_cast<float4*>(row.y + first[g]))[0] = y;
+    }
+  } else {
+#pragma unroll
+    for (int g = 0; g < kGroup; ++g)
+      ch07::normalise_and_store(t, row, first[g], s, h[g]);
+  }
+}
+// [normalise_group]
+
 // [whole_gpu_kernel]
 // Every block holds part of row r: thread t of block b keeps chunks v * G + b * blockDim.x + t
 // (G the grid's threads), the first kVectors in registers and the next stash_vectors in shared
@@ -53,62 +116,99 @@ constexpr int kMinBlocks = kLean<T, P, kAdd, kAligned> ? 2 : 1;
 // one grid-wide barrier, the row's moments merged from every block's, normalise and store.
 // The parts of row r go to half (r % 2) of the scratch: a block writes that half again only
 // for row r + 2, after the barrier of row r + 1, which no block passes before every block has
-// merged row r. In place is safe: every load of row r precedes the barrier, every store
-// follows it.
-template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
+// merged row r.
+//
+// kAhead (the lean kernel: fp32 rows on the 16-byte grid, nothing to add): row r + 1 is
+// copied into shared memory while row r is reduced, exchanged and normalised, so DRAM has the next
+// row to read while every block waits at the barrier. Shared memory then holds kVectors slots for
+// the next row's register part and two stashes, one for even rows and one for odd: row r's stash is
+// read until row r is stored, while row r + 1's copies land in the other. A thread's copies of row
+// r + 1 are issued after it has read the register slots (into h) and, a row earlier, its stash of
+// row r - 1, and only the thread that copies a slot reads it. In place is safe: a block's loads and
+// copies of row r have all landed before it reaches the barrier of row r (kAhead issues the copies
+// a row early and waits for them at the top of row r), and every store of row r follows that
+// barrier.
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned, bool kAhead>
 __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAligned>))
     norm_whole_gpu(const Tensors<T, P> t, Moments* parts, int stash_vectors) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kVectors = kRegisterVectors<T, P, kAdd, kAligned>;
   constexpr bool kCopyAsync = kAligned && !kAdd;
+  // The lean kernel (two blocks an SM) has the registers to batch the merge's loads (4 parts a
+  // lane in flight) and to normalise four chunks together; the others keep one and one, which
+  // leaves their register counts, and so their blocks an SM, as they were.
+  constexpr int kMergeBatch = kLean<T, P, kAdd, kAligned> ? 4 : 1;
+  constexpr int kGroup = kLean<T, P, kAdd, kAligned> ? 4 : 1;
+  static_assert(kLean<T, P, kAdd, kAligned> || !kAhead, "only the lean kernel copies ahead");
   extern __shared__ float4 shared_words[];
   const cg::grid_group grid = cg::this_grid();
   const ch07::Slice slice{static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
                           static_cast<int>(gridDim.x * blockDim.x)};
-  // Thread t's s-th stashed vector, as 16 bytes: read whole, so a 16-bit row's stash moves as
-  // one 16-byte access instead of one per element.
-  uint4* stash_words = reinterpret_cast<uint4*>(shared_words);
-  auto stash_at = [&](int s) -> uint4& { return stash_words[s * blockDim.x + threadIdx.x]; };
-  auto stashed = [&](int s) { return same_bits<Vector<T>>(stash_at(s)); };
+  // Thread t's s-th slot of shared memory, as 16 bytes: read whole, so a 16-bit row's stash
+  // moves as one 16-byte access instead of one per element.
+  uint4* slots = reinterpret_cast<uint4*>(shared_words);
+  auto slot = [&](int s) -> uint4& { return slots[s * blockDim.x + threadIdx.x]; };
+  // Where row r's v-th vector is copied: kAhead, the register slots or the row's stash;
+  // otherwise only the stash (v >= kVectors) is copied.
+  auto slot_of = [&](std::int64_t r, int v) {
+    if constexpr (kAhead) {
+      return v < kVectors ? v : kVectors + static_cast<int>(r % 2) * stash_vectors + (v - kVectors);
+    } else {
+      return v - kVectors;
+    }
+  };
+  auto copy = [&](std::int64_t r, int first_vector) {
+    const auto row = ch07::row_of<kAligned>(t, r);
+    for (int v = first_vector; v < kVectors + stash_vectors; ++v) {
+      const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
+      if (first < t.cols) copy_evict_first(&slot(slot_of(r, v)), row.x + first);
+    }
+    __pipeline_commit();
+  };
+  if constexpr (kAhead) copy(0, 0);
   for (std::int64_t r = 0; r < t.rows; ++r) {
     const auto row = ch07::row_of<kAligned>(t, r);
+    auto stashed = [&](int s) { return same_bits<Vector<T>>(slot(slot_of(r, kVectors + s))); };
     auto load = [&](int v) {
       const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
       const Vector<T> x = device::load_chunk<kAligned>(row.x, first, t.cols, true);
       return kAdd ? ch07::add_residual(t, row, first, x) : x;
     };
-    if constexpr (kCopyAsync) {
-      // Rows on the 16-byte grid with nothing to add: each stash vector goes from global to
-      // shared memory by an asynchronous copy (cp.async), all of them in flight at once and none
-      // through registers. A chunk past the row is not copied; its stale slot is never used.
-      for (int s = 0; s < stash_vectors; ++s) {
-        const std::int64_t first = chunk_start(slice.chunk(kVectors + s), kWidth, row.lead);
-        if (first < t.cols) __pipeline_memcpy_async(&stash_at(s), row.x + first, sizeof(uint4));
-      }
-      __pipeline_commit();
-    }
-    // Else the stash first, in batches: a batch's loads are all in flight before its first
-    // store to shared memory waits for one (a batch's registers are free again before the
-    // row's own).
-    for (int first_stashed = 0; !kCopyAsync && first_stashed < stash_vectors;
-         first_stashed += kStashBatch) {
-      Vector<T> batch[kStashBatch];
-#pragma unroll
-      for (int i = 0; i < kStashBatch; ++i) {
-        if (first_stashed + i < stash_vectors) batch[i] = load(kVectors + first_stashed + i);
-      }
-#pragma unroll
-      for (int i = 0; i < kStashBatch; ++i) {
-        if (first_stashed + i < stash_vectors)
-          stash_at(first_stashed + i) = same_bits<uint4>(batch[i]);
-      }
-    }
-
     Vector<T> h[kVectors];
+    if constexpr (kAhead) {
+      __pipeline_wait_prior(0);  // this thread's copies of row r have landed
 #pragma unroll
-    for (int v = 0; v < kVectors; ++v)
-      h[v] = load(v);
-    if constexpr (kCopyAsync) __pipeline_wait_prior(0);  // this thread's copies have landed
+      for (int v = 0; v < kVectors; ++v)
+        h[v] = same_bits<Vector<T>>(slot(v));
+      if (r + 1 < t.rows) copy(r + 1, 0);
+    } else if constexpr (kCopyAsync) {
+      // The stash by cp.async, the register part by plain loads, all in flight at once. A
+      // chunk past the row is not copied; its stale slot is never used.
+      copy(r, kVectors);
+#pragma unroll
+      for (int v = 0; v < kVectors; ++v)
+        h[v] = load(v);
+      __pipeline_wait_prior(0);
+    } else {
+      // The stash first, in batches: a batch's loads are all in flight before its first
+      // store to shared memory waits for one (a batch's registers are free again before the
+      // row's own).
+      for (int first_stashed = 0; first_stashed < stash_vectors; first_stashed += kStashBatch) {
+        Vector<T> batch[kStashBatch];
+#pragma unroll
+        for (int i = 0; i < kStashBatch; ++i) {
+          if (first_stashed + i < stash_vectors) batch[i] = load(kVectors + first_stashed + i);
+        }
+#pragma unroll
+        for (int i = 0; i < kStashBatch; ++i) {
+          if (first_stashed + i < stash_vectors)
+            slot(first_stashed + i) = same_bits<uint4>(batch[i]);
+        }
+      }
+#pragma unroll
+      for (int v = 0; v < kVectors; ++v)
+        h[v] = load(v);
+    }
 
     Moments m = registers_moments<kCentre, kAligned>(h, slice, row.lead, t.cols);
     for (int s = 0; s < stash_vectors; ++s) {
@@ -121,84 +221,96 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
     if (threadIdx.x == 0) half[blockIdx.x] = m;
     grid.sync();
     const ch07::Statistics stats =
-        statistics_of<kCentre>(merge_parts(half, gridDim.x), t.cols, t.eps);
+        statistics_of<kCentre>(block_merge_parts<kMergeBatch>(half, gridDim.x), t.cols, t.eps);
     // [grid_exchange]
 
     ch07::write_statistics(t, r, stats, kCentre, slice);
+    static_assert(kVectors % kGroup == 0);
 #pragma unroll
-    for (int v = 0; v < kVectors; ++v)
-      ch07::normalise_and_store(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), stats, h[v]);
-    for (int s = 0; s < stash_vectors; ++s) {
-      const std::int64_t first = chunk_start(slice.chunk(kVectors + s), kWidth, row.lead);
-      ch07::normalise_and_store(t, row, first, stats, stashed(s));
+    for (int v = 0; v < kVectors; v += kGroup) {
+      std::int64_t first[kGroup];
+      Vector<T> held[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        first[g] = chunk_start(slice.chunk(v + g), kWidth, row.lead);
+        held[g] = h[v + g];
+      }
+      normalise_group(t, row, first, stats, held);
+    }
+    for (int s = 0; s < stash_vectors; s += kGroup) {
+      std::int64_t first[kGroup];
+      Vector<T> held[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {  // past the stash: first = cols, nothing moves
+        const bool stashed_here = s + g < stash_vectors;
+        first[g] =
+            stashed_here ? chunk_start(slice.chunk(kVectors + s + g), kWidth, row.lead) : t.cols;
+        held[g] = stashed(stashed_here ? s + g : s);
+      }
+      normalise_group(t, row, first, stats, held);
     }
   }
 }
 // [whole_gpu_kernel]
 
-// How many blocks of the kernel each SM holds at once with s vectors a thread in shared
-// memory, for s = 0 .. kMostStashVectors (0 once they no longer fit), and the SMs: asked of
-// the occupancy calculator once per kernel.
+// How many blocks of a kernel each SM holds at once with s vectors a thread in its stash, for
+// s = 0 .. kMostStashVectors (0 once they no longer fit), and the SMs: asked of the occupancy
+// calculator once per kernel.
 struct Residency {
   int register_vectors = 0;  // kRegisterVectors of the kernel
+  bool ahead = false;        // the kernel copies the next row ahead (kAhead)
   int sms = 0;
   std::array<int, kMostStashVectors + 1> blocks_per_sm{};
 };
 
-std::size_t stash_bytes(int stash_vectors) {
-  return static_cast<std::size_t>(stash_vectors) * kWholeGpuThreads * sizeof(float4);
+// A block's dynamic shared memory with s vectors a thread in its stash: the stash, or with
+// kAhead the register slots and two stashes.
+std::size_t shared_bytes(const Residency& r, int s) {
+  const int slots = r.ahead ? r.register_vectors + 2 * s : s;
+  return static_cast<std::size_t>(slots) * kWholeGpuThreads * sizeof(float4);
 }
 
 template <typename Kernel>
-Residency residency_of(Kernel kernel, int register_vectors) {
+Residency residency_of(Kernel kernel, int register_vectors, bool ahead) {
   Residency r;
   r.register_vectors = register_vectors;
+  r.ahead = ahead;
   int device = 0;
   NORMLAB_CHECK(cudaGetDevice(&device));
   NORMLAB_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
   // A block's shared memory is the kernel's static part (the block reduction's slots) plus the
-  // stash; the stash may take what is left of the most a block may opt in to.
+  // dynamic part, which may take what is left of the most a block may opt in to.
   int most_shared = 0;
   NORMLAB_CHECK(
       cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes attributes{};
   NORMLAB_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  const int most_stash = most_shared - static_cast<int>(attributes.sharedSizeBytes);
+  const int most_dynamic = most_shared - static_cast<int>(attributes.sharedSizeBytes);
   NORMLAB_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_stash));
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_dynamic));
   for (int s = 0; s <= kMostStashVectors; ++s) {
-    if (stash_bytes(s) > static_cast<std::size_t>(most_stash)) break;
-    NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm[s], kernel,
-                                                                kWholeGpuThreads, stash_bytes(s)));
+    if (shared_bytes(r, s) > static_cast<std::size_t>(most_dynamic)) break;
+    NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &r.blocks_per_sm[s], kernel, kWholeGpuThreads, shared_bytes(r, s)));
   }
   return r;
 }
 
 // One kernel's residency, asked once (on the GPU current at the first call).
-template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned, bool kAhead>
 const Residency& residency() {
-  static const Residency r = residency_of(norm_whole_gpu<T, P, kCentre, kAdd, kAligned>,
-                                          kRegisterVectors<T, P, kAdd, kAligned>);
+  static const Residency r = residency_of(norm_whole_gpu<T, P, kCentre, kAdd, kAligned, kAhead>,
+                                          kRegisterVectors<T, P, kAdd, kAligned>, kAhead);
   return r;
 }
 
-// With s vectors a thread in shared memory: the most blocks the launch may have (all resident
+// With s vectors a thread in the stash: the most blocks the launch may have (all resident
 // at once, and within the scratch), and the chunks each block holds.
 std::int64_t launchable_blocks(const Residency& r, int s) {
   return std::min<std::int64_t>(std::int64_t{r.blocks_per_sm[s]} * r.sms, kMostWholeGpuBlocks);
 }
 std::int64_t chunks_per_block(const Residency& r, int s) {
   return std::int64_t{kWholeGpuThreads} * (r.register_vectors + s);
-}
-
-// The fewest vectors in shared memory (and so the most blocks) that hold a row of chunks, all
-// blocks resident at once: {stash vectors, blocks}, or {-1, 0} when no stash is enough.
-std::pair<int, std::int64_t> layout_for(const Residency& r, std::int64_t chunks) {
-  for (int s = 0; s <= kMostStashVectors; ++s) {
-    const std::int64_t blocks = (chunks + chunks_per_block(r, s) - 1) / chunks_per_block(r, s);
-    if (blocks <= launchable_blocks(r, s)) return {s, blocks};
-  }
-  return {-1, 0};
 }
 
 std::int64_t capacity(const Residency& r) {
@@ -208,9 +320,43 @@ std::int64_t capacity(const Residency& r) {
   return most;
 }
 
+// How a row of chunks is laid out: which kernel, the fewest vectors in the stash (and so the
+// most blocks) that hold the row with all blocks resident at once, and the blocks.
+struct Layout {
+  bool ahead = false;
+  int stash_vectors = -1;  // -1: no stash is enough
+  std::int64_t blocks = 0;
+  std::size_t shared = 0;
+};
+
+Layout layout_for(const Residency& r, std::int64_t chunks) {
+  for (int s = 0; s <= kMostStashVectors; ++s) {
+    const std::int64_t blocks = (chunks + chunks_per_block(r, s) - 1) / chunks_per_block(r, s);
+    if (blocks <= launchable_blocks(r, s)) return {r.ahead, s, blocks, shared_bytes(r, s)};
+  }
+  return {};
+}
+
+// The lean kernel copies ahead where it holds the row (its two stashes hold less than one),
+// else the plain kernel.
 template <typename T, typename P, bool kCentre, bool kAdd>
-const Residency& residency(bool aligned) {
-  return aligned ? residency<T, P, kCentre, kAdd, true>() : residency<T, P, kCentre, kAdd, false>();
+Layout layout_for(bool aligned, std::int64_t chunks) {
+  if constexpr (kLean<T, P, kAdd, true>) {
+    if (aligned) {
+      const Layout ahead = layout_for(residency<T, P, kCentre, kAdd, true, true>(), chunks);
+      if (ahead.stash_vectors >= 0) return ahead;
+      return layout_for(residency<T, P, kCentre, kAdd, true, false>(), chunks);
+    }
+  }
+  return aligned ? layout_for(residency<T, P, kCentre, kAdd, true, false>(), chunks)
+                 : layout_for(residency<T, P, kCentre, kAdd, false, false>(), chunks);
+}
+
+// The widest row either kernel holds (the plain kernel's, whose one stash holds more).
+template <typename T, typename P, bool kCentre, bool kAdd>
+std::int64_t capacity(bool aligned) {
+  return aligned ? capacity(residency<T, P, kCentre, kAdd, true, false>())
+                 : capacity(residency<T, P, kCentre, kAdd, false, false>());
 }
 
 }  // namespace
@@ -221,35 +367,36 @@ std::size_t whole_gpu_scratch_bytes() {
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 std::int64_t whole_gpu_chunks(bool aligned) {
-  return capacity(residency<T, P, kCentre, kAdd>(aligned));
+  return capacity<T, P, kCentre, kAdd>(aligned);
 }
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks, Scratch scratch,
                       cudaStream_t stream) {
-  const Residency& resident = residency<T, P, kCentre, kAdd>(aligned);
-  const auto [stash_vectors, blocks] = layout_for(resident, chunks);
-  check_argument(stash_vectors >= 0, "ch10::whole_gpu", "cols",
+  const Layout layout = layout_for<T, P, kCentre, kAdd>(aligned, chunks);
+  check_argument(layout.stash_vectors >= 0, "ch10::whole_gpu", "cols",
                  "is too wide for the whole GPU: a row of " + std::to_string(chunks) +
-                     " chunks, the GPU holds " + std::to_string(capacity(resident)));
+                     " chunks, the GPU holds " +
+                     std::to_string(capacity<T, P, kCentre, kAdd>(aligned)));
   cudaLaunchAttribute cooperative{};
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(blocks));
+  config.gridDim = dim3(static_cast<unsigned int>(layout.blocks));
   config.blockDim = dim3(kWholeGpuThreads);
-  config.dynamicSmemBytes = stash_bytes(stash_vectors);
+  config.dynamicSmemBytes = layout.shared;
   config.stream = stream;
   config.attrs = &cooperative;
   config.numAttrs = 1;
   auto* parts = static_cast<Moments*>(scratch.data);
-  if (aligned) {
-    NORMLAB_CHECK(cudaLaunchKernelEx(&config, norm_whole_gpu<T, P, kCentre, kAdd, true>, t, parts,
-                                     stash_vectors));
-  } else {
-    NORMLAB_CHECK(cudaLaunchKernelEx(&config, norm_whole_gpu<T, P, kCentre, kAdd, false>, t, parts,
-                                     stash_vectors));
+  auto launch = [&](auto kernel) {
+    NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, t, parts, layout.stash_vectors));
+  };
+  if constexpr (kLean<T, P, kAdd, true>) {
+    if (layout.ahead) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, true>);
   }
+  if (aligned) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, false>);
+  launch(norm_whole_gpu<T, P, kCentre, kAdd, false, false>);
 }
 
 #define NORMLAB_CH10_WHOLE_GPU(T, P, kCentre, kAdd)                                             \
