@@ -31,19 +31,24 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned) {
 // [choose]
 // A cluster when the GPU has them and one holds the row: x is read once, and the partial sums
 // travel between the blocks' shared memories, never through L2. Else the whole GPU, when it
-// holds the row and the row is large enough (half of what the GPU holds) that reading it twice
-// costs more than the grid-wide barrier and the latency each row pays with every SM waiting
-// (H100, fp32 LayerNorm: 2 x 9437184, 97% of what it holds, whole GPU 43.4% of the copy roof
-// against the split row's 36.5%; 16 x 4194304, 43%, 28.6% against 39.7%). Else the split row,
-// which runs anywhere and reads x twice.
-Choice choose(std::int64_t chunks, bool aligned, const Gpu& gpu) {
+// holds the row and the row is wide enough that reading it twice costs more than a grid-wide
+// barrier a row with every SM waiting: half of what the GPU holds, or a fifth for the lean
+// kernel. H100, 2026-11-26, fp32, whole GPU against the split row (% of the copy roof): the
+// lean kernel (LayerNorm, RMSNorm) lost at 64 x 1048576 (a ninth of what it holds; 46.8 and
+// 47.7 against 55.8 and 57.6) and won at 32 x 2097152 (a fifth; 51.1 and 56.2 against 50.2
+// and 53.5) and at 16 x 4194304 (44.9 and 65.2 against 41.5 and 43.9); add + RMSNorm lost at
+// 16 x 4194304 (54.1 against 60.7), as did bf16 RMSNorm (36.4 against 38.6); fp32 LayerNorm at
+// 8 x 8388608 and 2 x 9437184, past half, won (47.0 and 58.6 against 36.0 and 37.0). Else the
+// split row, which runs anywhere and reads x twice.
+Choice choose(std::int64_t chunks, bool aligned, bool lean, const Gpu& gpu) {
   if (gpu.clusters && chunks <= cluster_chunks(aligned)) {
     const ClusterShape shape = cluster_for(chunks, aligned);
     return {Path::cluster, shape,
             "a cluster of " + std::to_string(shape.blocks) + " blocks of " +
                 std::to_string(shape.threads) + " threads holds the row in registers"};
   }
-  if (gpu.cooperative && chunks <= gpu.whole_gpu_chunks && 2 * chunks >= gpu.whole_gpu_chunks) {
+  const int share = lean ? 5 : 2;  // the row is at least 1/share of what the GPU holds
+  if (gpu.cooperative && chunks <= gpu.whole_gpu_chunks && share * chunks >= gpu.whole_gpu_chunks) {
     return {Path::whole_gpu, {}, "the whole GPU holds the row: registers and shared memory"};
   }
   std::string why = "split: the row is read twice (";

@@ -74,8 +74,11 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned);
 
 /// Where a row of @p chunks 16-byte chunks lives on @p gpu, @p aligned when every row of
 /// every tensor is on the 16-byte grid (every path loops over rows, so the choice is the row's
-/// alone).
-Choice choose(std::int64_t chunks, bool aligned, const Gpu& gpu);
+/// alone). @p lean: the call takes the whole-GPU kernel's lean form (fp32 activations and
+/// parameters, rows on the grid, nothing to add: 8 vectors a thread in registers, two blocks an
+/// SM, the next row copied while the row is exchanged), which pays for its barrier on narrower
+/// rows than the others.
+Choice choose(std::int64_t chunks, bool aligned, bool lean, const Gpu& gpu);
 
 /// Blocks the split kernels give each row of @p chunks chunks.
 std::int64_t split_blocks_per_row(std::int64_t chunks);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10's decisions on the CPU: the smallest cluster that holds a row, and the path on
 // both sides of each boundary (a cluster's capacity, clusters on the GPU or not, the whole
-// GPU's capacity and half of it, cooperative launches or not).
+// GPU's capacity, half of it and, for the lean kernel, a fifth; cooperative launches or not).
 #include "normlab_catch.hpp"
 
 #include "choose_path.hpp"
@@ -31,24 +31,40 @@ TEST_CASE("choose: a cluster, else the whole GPU, else a split row", "[ch10]") {
   ampere.clusters = false;
   Gpu no_cooperative = hopper;
   no_cooperative.cooperative = false;
+  // Any call but the lean kernel's (fp32, on the grid, nothing to add), then the lean kernel's.
+  auto path = [](std::int64_t chunks, bool aligned, const Gpu& gpu, bool lean = false) {
+    return choose(chunks, aligned, lean, gpu).path;
+  };
 
-  CHECK(choose(8192, true, hopper).path == Path::cluster);
-  CHECK(choose(16384, false, hopper).path == Path::cluster);
-  CHECK(choose(16385, false, hopper).path == Path::split);  // a cluster holds less off the grid
-  CHECK(choose(cluster_chunks(true), true, hopper).path == Path::cluster);
+  CHECK(path(8192, true, hopper) == Path::cluster);
+  CHECK(path(8192, true, hopper, true) == Path::cluster);
+  CHECK(path(16384, false, hopper) == Path::cluster);
+  CHECK(path(16385, false, hopper) == Path::split);  // a cluster holds less off the grid
+  CHECK(path(cluster_chunks(true), true, hopper) == Path::cluster);
   // Past a cluster: the whole GPU once the row is half of what it holds.
-  CHECK(choose(cluster_chunks(true) + 1, true, hopper).path == Path::split);
-  CHECK(choose(1'199'999, true, hopper).path == Path::split);
-  CHECK(choose(1'200'000, true, hopper).path == Path::whole_gpu);
-  CHECK(choose(2'400'000, true, hopper).path == Path::whole_gpu);
-  CHECK(choose(2'400'001, true, hopper).path == Path::split);
-  CHECK(choose(2'400'001, true, hopper).why.find("wider than the whole GPU") != std::string::npos);
+  CHECK(path(cluster_chunks(true) + 1, true, hopper) == Path::split);
+  CHECK(path(1'199'999, true, hopper) == Path::split);
+  CHECK(path(1'200'000, true, hopper) == Path::whole_gpu);
+  CHECK(path(2'400'000, true, hopper) == Path::whole_gpu);
+  CHECK(path(2'400'001, true, hopper) == Path::split);
+  CHECK(choose(2'400'001, true, false, hopper).why.find("wider than the whole GPU") !=
+        std::string::npos);
+  // The lean kernel: from a fifth of what the GPU holds.
+  CHECK(path(cluster_chunks(true) + 1, true, hopper, true) == Path::split);
+  CHECK(path(479'999, true, hopper, true) == Path::split);
+  CHECK(choose(479'999, true, true, hopper).why.find("too narrow") != std::string::npos);
+  CHECK(path(480'000, true, hopper, true) == Path::whole_gpu);
+  CHECK(path(1'048'576, true, hopper, true) == Path::whole_gpu);  // fp32 16 x 4194304
+  CHECK(path(2'400'000, true, hopper, true) == Path::whole_gpu);
+  CHECK(path(2'400'001, true, hopper, true) == Path::split);
   // Without clusters, rows a cluster would hold are split; without cooperative launches, all.
-  CHECK(choose(8192, true, ampere).path == Path::split);
-  CHECK(choose(8192, true, ampere).why.find("no clusters") != std::string::npos);
-  CHECK(choose(1'300'000, true, ampere).path == Path::whole_gpu);
-  CHECK(choose(1'300'000, true, no_cooperative).path == Path::split);
-  CHECK(choose(1'300'000, true, no_cooperative).why.find("no cooperative") != std::string::npos);
+  CHECK(path(8192, true, ampere) == Path::split);
+  CHECK(choose(8192, true, false, ampere).why.find("no clusters") != std::string::npos);
+  CHECK(path(1'300'000, true, ampere) == Path::whole_gpu);
+  CHECK(path(1'300'000, true, no_cooperative) == Path::split);
+  CHECK(path(1'300'000, true, no_cooperative, true) == Path::split);
+  CHECK(choose(1'300'000, true, false, no_cooperative).why.find("no cooperative") !=
+        std::string::npos);
 }
 
 TEST_CASE("split_blocks_per_row: 4096 chunks a block", "[ch10]") {
