@@ -53,13 +53,19 @@ constexpr int kMinBlocks = kLean<T, P, kAdd, kAligned> ? 2 : 1;
 // every line of x is read once, while the parameters are read again for every row and should
 // be what L2 keeps. CCCL's cuda::ptx has no cp.async with a cache policy, so the instruction is
 // written out; the policy is cuda::access_property's.
+// Before sm_80 there is neither cp.async nor an L2 cache policy, and __pipeline_memcpy_async
+// copies through registers.
 __device__ __forceinline__ void copy_evict_first(uint4* shared, const void* global) {
+#if __CUDA_ARCH__ >= 800
   const auto policy =
       static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::streaming{}));
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(address),
                "l"(global), "l"(policy)
                : "memory");
+#else
+  __pipeline_memcpy_async(shared, global, sizeof(uint4));
+#endif
 }
 // [whole_gpu_copies]
 
