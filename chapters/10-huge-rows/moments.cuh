@@ -76,8 +76,8 @@ __device__ inline Moments warp_merge(Moments m) {
 // The moments of parts[0], parts[stride], ... (count of them), merged in the same order by
 // every warp that calls it: lane l merges parts l, l + 32, ... in turn, then the warp merges its
 // lanes. A lane's loads go kBatch at a time, all in flight before the first merge waits for
-// one (block_merge_parts: one at a time, a lane paid an L2 round trip a part; the split row's
-// kernels keep 1, which leaves them the registers they had). Reads through L2 (__ldcg): the
+// one; one at a time, each part costs the lane an L2 round trip. The split row and chapter 12
+// keep 1, which leaves their kernels the registers they had. Reads through L2 (__ldcg): the
 // parts were written by other SMs, whose writes an SM's L1 does not see.
 template <int kBatch = 1>
 __device__ Moments merge_parts(const Moments* parts, std::int64_t count, std::int64_t stride = 1) {
@@ -115,4 +115,5 @@ __device__ Moments block_merge_parts(const Moments* parts, std::int64_t count) {
   __syncthreads();  // read by every thread before the next row writes it
   return m;
 }
+
 }  // namespace normlab::ch10
