@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "chunk_grid.hpp"
 #include "dispatch.cuh"
@@ -107,9 +106,9 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
   const std::int64_t chunks = ch07::most_chunks(used.x, used.x_stride, used.cols, sizeof(T));
   Gpu gpu = current_gpu();
   if (gpu.cooperative) gpu.whole_gpu_chunks = whole_gpu_chunks<T, P, kCentre, kAdd>(aligned);
-  constexpr bool kLean = !kAdd && std::is_same_v<T, float> && std::is_same_v<P, float>;
-  const Choice choice = path != nullptr ? forced_choice(fn, *path, chunks, aligned, gpu)
-                                        : choose(chunks, aligned, kLean && aligned, gpu);
+  const Choice choice = path != nullptr
+                            ? forced_choice(fn, *path, chunks, aligned, gpu)
+                            : choose(chunks, aligned, kLeanWholeGpu<T, P, kAdd> && aligned, gpu);
   const std::size_t needed = choice.path == Path::whole_gpu ? whole_gpu_scratch_bytes()
                              : choice.path == Path::split   ? split_scratch_bytes(t.rows, chunks)
                                                             : 0;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ch10.cuh"
 #include "choose_path.hpp"
@@ -19,6 +20,12 @@ namespace normlab::ch10 {
 /// The row over a cluster of @p shape (choose_path.hpp: cluster_for); needs compute capability 9.0.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cudaStream_t stream);
+
+/// Whether a call takes the whole-GPU kernel's lean form on rows on the 16-byte grid: fp32
+/// activations and parameters, nothing to add (whole_gpu.cu: 8 vectors a thread in registers,
+/// two blocks an SM, the next row copied ahead). The chooser switches to it on narrower rows.
+template <typename T, typename P, bool kAdd>
+inline constexpr bool kLeanWholeGpu = !kAdd && std::is_same_v<T, float> && std::is_same_v<P, float>;
 
 /// The widest row, in chunks, the whole-GPU kernel of this op and dtype pairing holds on the
 /// current GPU (every block resident at once; asked of the occupancy calculator once).

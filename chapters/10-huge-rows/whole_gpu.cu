@@ -42,7 +42,7 @@ constexpr int kStashBatch = 2;
 // fit: element-by-element edges, the residual, or 16-bit elements widened to fp32 one by one
 // need more than 128 registers with 8 vectors (they spilled).
 template <typename T, typename P, bool kAdd, bool kAligned>
-constexpr bool kLean = kAligned && !kAdd && std::is_same_v<T, float> && std::is_same_v<P, float>;
+constexpr bool kLean = kAligned&& kLeanWholeGpu<T, P, kAdd>;
 template <typename T, typename P, bool kAdd, bool kAligned>
 constexpr int kRegisterVectors = kLean<T, P, kAdd, kAligned> ? 8 : 4;
 template <typename T, typename P, bool kAdd, bool kAligned>
@@ -77,7 +77,8 @@ __device__ __forceinline__ void copy_evict_first(uint4* shared, const void* glob
 // parameters come from DRAM, so each chunk paid a DRAM latency in turn. The loads ask L2 to
 // keep the parameters (evict last) and the stores to let y go first: x and y are touched once
 // a row, the parameters again by every row. A chunk at or past the row's end loads and stores
-// nothing. Other kernels (kGroup 1) normalise chunk by chunk, as chapter 07 does.
+// nothing. fp32 add + norm on the grid takes the same code a chunk at a time (kGroup 1); other
+// kernels normalise chunk by chunk with chapter 07's normalise_and_store.
 template <int kGroup, typename T, typename P, bool kAligned>
 __device__ void normalise_group(const Tensors<T, P>& t, const ch07::Row<T, P, kAligned>& row,
                                 const std::int64_t (&first)[kGroup], ch07::Statistics s,
@@ -351,7 +352,6 @@ Layout layout_for(bool aligned, std::int64_t chunks) {
     if (aligned) {
       const Layout ahead = layout_for(residency<T, P, kCentre, kAdd, true, true>(), chunks);
       if (ahead.stash_vectors >= 0) return ahead;
-      return layout_for(residency<T, P, kCentre, kAdd, true, false>(), chunks);
     }
   }
   return aligned ? layout_for(residency<T, P, kCentre, kAdd, true, false>(), chunks)
