@@ -130,6 +130,7 @@ SHAPES = [
     *[Problem(op, m, 4096, "bf16", "few rows") for m in (32, 1)
       for op in ("rmsnorm", "layernorm", "add_rmsnorm")],
     *[Problem(op, m, n, dtype, "backward") for m, n, dtype in ((16384, 4096, "bf16"),
+                                                                (8192, 576, "bf16"),
                                                                 (2048, 8192, "fp32"))
       for op in ("rmsnorm_backward", "layernorm_backward")],
     # fp16: issue 14 asks the dispatcher to match the best peer in fp16 too.

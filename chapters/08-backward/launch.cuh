@@ -130,6 +130,23 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
 }
 // [launch]
 
+// [launch_narrow]
+// (d) Rows of at most kNarrowMostVectors chunks a lane: a warp a row, as many blocks of
+// kNarrowWarps warps as fit the SMs (at most kMostBlocksPerSm each), one partial row a block.
+template <typename T, typename P, int kVectors, bool kCentre>
+void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
+  constexpr auto kernel = backward_narrow<T, P, kVectors, kCentre>;
+  const int fit = std::min(resident_blocks<kernel>(kNarrowThreads), kMostBlocksPerSm);
+  const std::int64_t blocks_needed = (g.rows + kNarrowWarps - 1) / kNarrowWarps;
+  const std::int64_t sums_rows =
+      std::min(blocks_needed, static_cast<std::int64_t>(sm_count()) * fit);
+  kernel<<<static_cast<unsigned int>(sums_rows), kNarrowThreads, 0, stream>>>(g, g.scratch,
+                                                                              sums_rows);
+  NORMLAB_CHECK_LAUNCH();
+  sum_columns(g, g.scratch, sums_rows, kCentre, stream);
+}
+// [launch_narrow]
+
 // Which kernel runs a call: aligned (16-byte vectors only) or not, and the vectors per thread.
 // rows = 0 runs no row kernel; the column sums still write zero gradients.
 template <typename T, typename P, bool kCentre>
@@ -143,6 +160,20 @@ void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) 
                        ch07::rows_aligned(g.dresidual, g.dresidual_stride, element) &&
                        ch07::rows_aligned(g.weight, 0, element);
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
+  if (reduction == Reduction::deterministic && aligned &&
+      chunks <= device::kWarpSize * kNarrowMostVectors) {
+    const int lane_vectors = static_cast<int>((chunks + device::kWarpSize - 1) / device::kWarpSize);
+    switch (lane_vectors) {
+      case 1:
+        return launch_narrow<T, P, 1, kCentre>(g, stream);
+      case 2:
+        return launch_narrow<T, P, 2, kCentre>(g, stream);
+      case 3:
+        return launch_narrow<T, P, 3, kCentre>(g, stream);
+      default:
+        return launch_narrow<T, P, 4, kCentre>(g, stream);
+    }
+  }
   const int vectors = vectors_for<T>(chunks);
   const unsigned int threads = ch07::threads_for_chunks(chunks, vectors);
   auto run = [&]<int kVectors>() {

@@ -51,6 +51,42 @@ struct AddRowSums {
 };
 // [sums]
 
+// [chunk_math]
+// The first pass over one chunk (x, dy and the scale in fp32): its share of the row's sums, and
+// its columns' sums of dy * x_hat (and dy, LayerNorm) across the rows a thread walks.
+template <bool kCentre, int kWidth>
+__device__ __forceinline__ void add_chunk(const float (&x)[kWidth], const float (&dy)[kWidth],
+                                          const float (&scale)[kWidth], float mean, float rstd,
+                                          RowSums& partial, float (&dy_xhat)[kWidth],
+                                          float (&dy_sum)[kWidth]) {
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
+    const float xhat = (x[j] - mean) * rstd;
+    const float d = dy[j];
+    if constexpr (kCentre) partial.g += d * scale[j];
+    partial.g_xhat += d * scale[j] * xhat;
+    dy_xhat[j] += d * xhat;
+    if constexpr (kCentre) dy_sum[j] += d;
+  }
+}
+
+// The second pass: dx of one chunk from the row's two means, added to @p out when add is set
+// (the residual's gradient), written to @p out.
+template <int kWidth>
+__device__ __forceinline__ void dx_of_chunk(const float (&x)[kWidth], const float (&dy)[kWidth],
+                                            const float (&scale)[kWidth], float mean, float rstd,
+                                            float mean_g, float mean_g_xhat, bool add,
+                                            float (&out)[kWidth]) {
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const float xhat = (x[j] - mean) * rstd;
+    const float gj = dy[j] * scale[j];
+    const float value = rstd * (gj - mean_g - xhat * mean_g_xhat);
+    out[j] = add ? out[j] + value : value;
+  }
+}
+// [chunk_math]
+
 // The scale of kWidth columns from first on, in fp32: w, 1 + w, or 1 without a weight.
 // kPredicated: a missing weight is a row of no columns, so every load is predicated off and no
 // branch stands around the loads (inside a branch each load was unpacked, and waited for, at
@@ -249,15 +285,8 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       scale_of(v, first, scale);
       to_floats(in.x[v], x);
       to_floats(in.dy[v], dy);
-#pragma unroll
-      for (int j = 0; j < kWidth; ++j) {  // outside the row dy reads 0: it adds nothing
-        const float xhat = (x[j] - in.mean) * in.rstd;
-        const float d = dy[j];
-        if constexpr (kCentre) partial.g += d * scale[j];
-        partial.g_xhat += d * scale[j] * xhat;
-        dy_xhat[v][j] += d * xhat;
-        if constexpr (kCentre) dy_sum[v][j] += d;
-      }
+      add_chunk<kCentre>(x, dy, scale, in.mean, in.rstd, partial, dy_xhat[v],
+                         dy_sum[kCentre ? v : 0]);
     }
     RowInput<T, kVectors> next;
     if (kAhead && r + gridDim.x < g.rows) load_row(r + gridDim.x, next);
@@ -284,13 +313,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       to_floats(in.x[v], x);
       to_floats(in.dy[v], dy);
       to_floats(more, out);
-#pragma unroll
-      for (int j = 0; j < kWidth; ++j) {
-        const float xhat = (x[j] - in.mean) * in.rstd;
-        const float gj = dy[j] * scale[j];
-        const float value = in.rstd * (gj - mean_g - xhat * mean_g_xhat);
-        out[j] = dresidual ? out[j] + value : value;
-      }
+      dx_of_chunk(x, dy, scale, in.mean, in.rstd, mean_g, mean_g_xhat, dresidual != nullptr, out);
       store_chunk<kAligned>(dx, first, g.cols, dx_aligned, from_floats<T>(out));
     }
     if constexpr (kAhead) in = next;
@@ -315,6 +338,107 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   }
 }
 // [kernel]
+
+// [narrow]
+// (d) Narrow rows. backward_rows sizes a block to a row: a 576-wide bf16 row is 72 chunks, a
+// block of 64 threads (28 of them idle) and a barrier per row; and the grid, up to
+// kMostBlocksPerSm such blocks an SM, stores 1056 partial rows on an H100, 2.4 MB of column sums
+// (LayerNorm: twice) for 9.4 MB of dy. What changed: a warp holds a row (lane l keeps chunks
+// l, l + 32, ...) and reduces it with shuffles alone, no barrier; the block's kNarrowWarps warps
+// walk rows kNarrowWarps at a time; and at the end the warps, which own the same columns, add
+// their column sums in shared memory in warp order, so the block stores one partial row as
+// before, a fixed-order sum. Rows on the 16-byte grid only.
+inline constexpr int kNarrowWarps = 8;
+inline constexpr int kNarrowThreads = kNarrowWarps * device::kWarpSize;
+inline constexpr int kNarrowMostVectors = 4;
+
+// Two blocks an SM (at most 128 registers a thread) where the build then does not spill: every
+// fp32 row, and 16-bit rows of up to 2 vectors a lane, or 3 but for LayerNorm with fp32
+// parameters; otherwise one.
+template <typename T, typename P, int kVectors, bool kCentre>
+inline constexpr int kNarrowMinBlocks =
+    sizeof(T) == 4 || kVectors <= 2 || (kVectors == 3 && !(kCentre && sizeof(P) == 4)) ? 2 : 1;
+
+template <typename T, typename P, int kVectors, bool kCentre>
+__global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVectors, kCentre>)
+    backward_narrow(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  constexpr int kLanes = device::kWarpSize;
+  constexpr int kMostCols = kLanes * kVectors * kWidth;
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int warp = static_cast<int>(threadIdx.x) / kLanes;
+  auto first_of = [&](int v) { return static_cast<std::int64_t>(v * kLanes + lane) * kWidth; };
+  float dy_xhat[kVectors][kWidth] = {};
+  float dy_sum[kCentre ? kVectors : 1][kWidth] = {};
+  const float inverse_cols = 1.0f / static_cast<float>(g.cols);
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kNarrowWarps;
+  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kNarrowWarps + warp; r < g.rows;
+       r += step) {  // the same for every lane of a warp: its shuffles always meet
+    const T* x = g.x + r * g.x_stride;
+    const T* dy = g.dy + r * g.dy_stride;
+    Vector<T> xs[kVectors], dys[kVectors];
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      xs[v] = load_chunk<true>(x, first_of(v), g.cols, true);
+      dys[v] = load_chunk<true>(dy, first_of(v), g.cols, true);
+    }
+    const float mean = kCentre ? g.saved_mean[r] : 0.0f;
+    const float rstd = g.saved_rstd[r];
+    RowSums partial{0.0f, 0.0f};
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      float scale[kWidth], xf[kWidth], dyf[kWidth];
+      load_scale<true, true>(g.weight, g.weight_plus_one, first_of(v), g.cols, true, scale);
+      to_floats(xs[v], xf);
+      to_floats(dys[v], dyf);
+      add_chunk<kCentre>(xf, dyf, scale, mean, rstd, partial, dy_xhat[v], dy_sum[kCentre ? v : 0]);
+    }
+    partial = device::warp_reduce(partial, AddRowSums{});
+    const float mean_g = kCentre ? partial.g * inverse_cols : 0.0f;
+    const float mean_g_xhat = partial.g_xhat * inverse_cols;
+    T* dx = g.dx + r * g.dx_stride;
+    const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      Vector<T> more{};
+      if (dresidual) more = load_chunk<true>(dresidual, first_of(v), g.cols, true);
+      float scale[kWidth], xf[kWidth], dyf[kWidth], out[kWidth];
+      load_scale<true, true>(g.weight, g.weight_plus_one, first_of(v), g.cols, true, scale);
+      to_floats(xs[v], xf);
+      to_floats(dys[v], dyf);
+      to_floats(more, out);
+      dx_of_chunk(xf, dyf, scale, mean, rstd, mean_g, mean_g_xhat, dresidual != nullptr, out);
+      store_chunk<true>(dx, first_of(v), g.cols, true, from_floats<T>(out));
+    }
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  // The warps' column sums, added in warp order: each warp parks its sums in its row of
+  // by_warp, and after a barrier thread c adds column c down the warps.
+  __shared__ float by_warp[kNarrowWarps][kMostCols];
+  auto hand_on_sums = [&](const float(&column_sums)[kVectors][kWidth], float* row) {
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j)
+        by_warp[warp][first_of(v) + j] = column_sums[v][j];
+    }
+    __syncthreads();
+    for (std::int64_t c = threadIdx.x; c < g.cols; c += kNarrowThreads) {
+      float total = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kNarrowWarps; ++w)
+        total += by_warp[w][c];
+      row[c] = total;
+    }
+    __syncthreads();  // by_warp is read before the next call writes it
+  };
+  hand_on_sums(dy_xhat, StorePartialRow::row(sums, g.cols));
+  if constexpr (kCentre)
+    hand_on_sums(dy_sum, StorePartialRow::row(sums + sums_rows * g.cols, g.cols));
+}
+// [narrow]
 
 // [sum_partials]
 // out[c] = the sum of partials[p * cols + c] over p < count, in fp32, in an order fixed by the

@@ -56,13 +56,16 @@ Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint6
 TEST_CASE("chapter 08 passes every dtype pairing on ragged shapes", "[ch08]") {
   // cols 4096 / 8192 / 12288 are where a 16-bit row moves from 2 to 4 vectors a thread (past
   // 8192) and an fp32 row from 2 to 4 to 8 (past 4096 and 8192). LayerNorm stops at 8192.
+  // Rows on the 16-byte grid of at most 128 chunks take the deterministic reduction's narrow
+  // kernel, a warp a row: 64, 256, 576 and 1024 columns give a 16-bit row's lane 1, 1, 3 and 4
+  // vectors, an fp32 row's lane 1 and 2 (576 and 1024 fp32 columns take the block kernel).
   for (Op op : kOps) {
     for (const KernelEntry* kernel : kernels_for(op)) {
       std::vector<Case> cases;
       std::uint64_t seed = 1;
       for (const DTypes& d : kDTypes) {
         for (std::int64_t rows : {1, 7, 4097}) {
-          for (std::int64_t cols : {1, 31, 1025, 4096, 8192, 12288}) {
+          for (std::int64_t cols : {1, 31, 64, 256, 576, 1024, 1025, 4096, 8192, 12288}) {
             if (op == Op::layernorm_backward && cols > 8192) continue;  // refused: see below
             cases.push_back(make_case(op, d, rows, cols, seed++));
           }
@@ -80,7 +83,7 @@ TEST_CASE("chapter 08 passes every option", "[ch08]") {
       std::uint64_t seed = 100;
       for (const DTypes& d : kDTypes) {
         for (std::int64_t rows : {7, 301}) {
-          for (std::int64_t cols : {33, 1025, 4096}) {
+          for (std::int64_t cols : {33, 576, 1025, 4096}) {
             const Case plain = make_case(op, d, rows, cols, seed++);
             Case gemma = plain;
             gemma.weight_plus_one = true;
