@@ -169,11 +169,13 @@ struct HeldWeight {
 // is the order the blocks happen to finish in, so the rounding, and the bits, change from run
 // to run; and every block hits the same addresses.
 struct AddAtomically {
+  static constexpr bool kStores = false;
   __device__ static float* row(float* sums, std::int64_t) { return sums; }
   __device__ static void put(float* at, float value) { atomicAdd(at, value); }
 };
 // (b) The deterministic way: every block stores its own partial row; sum_partials adds them.
 struct StorePartialRow {
+  static constexpr bool kStores = true;  // whole 16-byte vectors may be stored at once
   __device__ static float* row(float* sums, std::int64_t cols) {
     return sums + static_cast<std::int64_t>(blockIdx.x) * cols;
   }
@@ -326,9 +328,24 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // The block's column sums, once: sums_rows rows of cols for dweight, then as many for dbias.
   float* dweight_row = HandOn::row(sums, g.cols);
   float* dbias_row = HandOn::row(sums + sums_rows * g.cols, g.cols);
+  // Partial rows on the 16-byte grid take a thread's columns as float4 stores: a float at a
+  // time, each store of a warp touched 32 sectors for 128 bytes.
+  const bool whole_vectors = HandOn::kStores && g.cols % 4 == 0 && chunks_aligned(sums, 0);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
+    if (whole_vectors && first + kWidth <= g.cols) {
+#pragma unroll
+      for (int j = 0; j < kWidth; j += 4) {
+        const float* w = &dy_xhat[v][j];
+        *reinterpret_cast<float4*>(dweight_row + first + j) = make_float4(w[0], w[1], w[2], w[3]);
+        if constexpr (kCentre) {
+          const float* b = &dy_sum[v][j];
+          *reinterpret_cast<float4*>(dbias_row + first + j) = make_float4(b[0], b[1], b[2], b[3]);
+        }
+      }
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < kWidth; ++j) {
       if (first + j >= g.cols) continue;
@@ -356,8 +373,10 @@ inline constexpr int kNarrowMostVectors = 4;
 // fp32 row, and 16-bit rows of up to 2 vectors a lane, or 3 but for LayerNorm with fp32
 // parameters; otherwise one.
 template <typename T, typename P, int kVectors, bool kCentre>
-inline constexpr int kNarrowMinBlocks =
-    sizeof(T) == 4 || kVectors <= 2 || (kVectors == 3 && !(kCentre && sizeof(P) == 4)) ? 2 : 1;
+inline constexpr int kNarrowMinBlocks = sizeof(T) == 4 || kVectors <= 2 ||
+                                                (kVectors == 3 && !(kCentre && sizeof(P) == 4))
+                                            ? 2
+                                            : 1;
 
 template <typename T, typename P, int kVectors, bool kCentre>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVectors, kCentre>)
