@@ -228,10 +228,18 @@ def _per_row(x):
 
 
 def _parameter_gradient(parameter, dtype, x):
-    """An output for the gradient of @p parameter (zeros: rows = 0 adds nothing), or an empty
-    tensor standing for "no parameter" (custom ops cannot return None)."""
+    """An output for the gradient of @p parameter, or an empty tensor standing for "no
+    parameter" (custom ops cannot return None). Left unset: the kernels write every element
+    when x has rows, and _zero_without_rows fills it when x has none (zeroing it here cost a
+    fill kernel on every backward call)."""
     size = x.shape[-1] if parameter is not None else 0
-    return torch.zeros(size, dtype=dtype, device=x.device)
+    return torch.empty(size, dtype=dtype, device=x.device)
+
+
+def _zero_without_rows(*gradients):
+    """Rows = 0 launches nothing and adds nothing: the parameters' gradients are zeros."""
+    for gradient in gradients:
+        gradient.zero_()
 
 
 # ---------------------------------------------------------------- RMSNorm
@@ -274,6 +282,8 @@ def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Te
     if x.numel():
         _run(capi.OP_RMSNORM_BACKWARD, _BACKWARD_EPS, gemma, dy=dy, x=x, dx=dx, weight=weight,
              dweight=dweight if weight is not None else None, saved_rstd=rstd)
+    else:
+        _zero_without_rows(dweight)
     return dx, dweight
 
 
@@ -374,6 +384,8 @@ def _layer_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], bias: 
         _run(capi.OP_LAYERNORM_BACKWARD, _BACKWARD_EPS, dy=dy, x=x, dx=dx, weight=weight,
              dweight=dweight if weight is not None else None,
              dbias=dbias if bias is not None else None, saved_mean=mean, saved_rstd=rstd)
+    else:
+        _zero_without_rows(dweight, dbias)
     return dx, dweight, dbias
 
 

@@ -157,6 +157,10 @@ def test_zero_size_launches_nothing_and_returns_empty(generator):
         y.sum().backward()
         assert x.grad.shape == x.shape and (w.grad == 0).all()
         w.grad = None
+        b = torch.ones(64, device="cuda", requires_grad=True)
+        nt.layer_norm(x, w, b, EPS).sum().backward()  # zeros, though nothing is launched
+        assert (w.grad == 0).all() and (b.grad == 0).all()
+        w.grad = None
         assert nt.layer_norm(x.detach(), w, w, EPS).shape == x.shape
     x = torch.empty(3, 0, device="cuda")
     assert nt.rms_norm(x, torch.empty(0, device="cuda"), EPS).shape == (3, 0)
