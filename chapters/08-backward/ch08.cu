@@ -15,7 +15,10 @@
 //       same columns per thread, so a thread keeps its columns' sums in fp32 registers; each
 //       block stores one partial row, and sum_partials adds the partial rows in a fixed order:
 //       the same bits on every run, and grid x cols floats of extra traffic instead of rows x
-//       cols atomics.
+//       cols atomics;
+//   (c) narrow rows: a warp a row, reduced by shuffles alone, several rows a block, and the
+//       block's warps adding their column sums in shared memory, in warp order, before the
+//       block stores its one partial row.
 // The device code is in row_backward.cuh, the launch decisions in launch.cuh; this file holds
 // the typed launchers and their argument checks.
 #include "ch08.cuh"

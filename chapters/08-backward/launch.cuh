@@ -131,7 +131,7 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
 // [launch]
 
 // [launch_narrow]
-// (d) Rows of at most kNarrowMostVectors chunks a lane: a warp a row, as many blocks of
+// (c) Rows of at most kNarrowMostVectors chunks a lane: a warp a row, as many blocks of
 // kNarrowWarps warps as fit the SMs (at most kMostBlocksPerSm each), one partial row a block.
 template <typename T, typename P, int kVectors, bool kCentre>
 void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {

@@ -357,7 +357,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
 // [kernel]
 
 // [narrow]
-// (d) Narrow rows. backward_rows sizes a block to a row: a 576-wide bf16 row is 72 chunks, a
+// (c) Narrow rows. backward_rows sizes a block to a row: a 576-wide bf16 row is 72 chunks, a
 // block of 64 threads (28 of them idle) and a barrier per row; and the grid, up to
 // kMostBlocksPerSm such blocks an SM, stores 1056 partial rows on an H100, 2.4 MB of column sums
 // (LayerNorm: twice) for 9.4 MB of dy. What changed: a warp holds a row (lane l keeps chunks
