@@ -259,9 +259,12 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // 72.8% to 68.4% (it won at 4096 x 8192 and 8192 x 576, where the block count did not drop).
   // Not for fp32 (level), nor wider kernels (they spill).
   // Measured on sm_90 only: built for sm_75, 80 and 89 these kernels spill (CI's older-GPU
-  // build), so there the weight is loaded for each row as before.
-  constexpr bool kHeldWeight =
-      kHoldWeightOnThisGpu && kAligned && kVectors == 2 && kCentre && sizeof(T) == 2;
+  // build), so there the weight is loaded for each row as before. And measured with weights in
+  // the rows' dtype only: fp32 weights take a thread twice the registers (16, not 8), and with
+  // dx stored as one 128-bit store asked for by name (store_chunk) the fp16 kernel that loads
+  // ahead spilled.
+  constexpr bool kHeldWeight = kHoldWeightOnThisGpu && kAligned && kVectors == 2 && kCentre &&
+                               sizeof(T) == 2 && sizeof(P) == sizeof(T);
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
   const bool has_weight = g.weight != nullptr;
