@@ -486,7 +486,7 @@ def ch07_chunks():
 def ch08_column_sums():
     """dweight as a sum over rows: atomics into one row against a persistent grid's partials."""
     rows, blocks, cols = 12, 3, 8
-    fig = Figure(440, "Chapter 08: dweight summed over rows, by atomics or by partial rows")
+    fig = Figure(640, "Chapter 08: dweight summed over rows, by atomics or by partial rows")
     heading(fig, 20, f"dweight[c] = sum over rows of dy * x_hat: {rows} rows, {blocks} blocks "
             "of a persistent grid")
     x0, y0, cell, high = 40, 48, 22, 18
@@ -536,7 +536,37 @@ def ch08_column_sums():
              "so dweight's last bits change", size=11)
     fig.text(x0, ya + 74, "from run to run, and every block contends for the same cols "
              "addresses.", size=11)
+    narrow_column_sums(fig, 440, cols, cell)
     return fig
+
+
+def narrow_column_sums(fig, top, cols, cell):
+    """(c) narrow rows: a warp a row, the block's warps adding their column sums in shared
+    memory in warp order before the block stores one partial row (kNarrowWarps = 8)."""
+    warps, x0, high = 8, 40, 11
+    heading(fig, top, "(c) narrow rows: a warp a row, 8 warps a block walking rows 8 at a time")
+    y0 = top + 14
+    for w in range(warps):
+        for c in range(cols):
+            fig.rect(x0 + c * cell, y0 + w * high, cell, high, fill=THREAD[w], stroke="white")
+        fig.text(x0 + cols * cell + 6, y0 + w * high + 9, f"warp {w}", size=9, fill="#555")
+    xs, xt = 300, 300 + cols * cell + 8
+    fig.line(262, y0 + warps * high / 2, xs - 6, y0 + warps * high / 2, arrow=True)
+    fig.rect(xs, y0, cols * cell, warps * high, fill=SHARED)
+    fig.text(xs + cols * cell / 2, y0 + warps * high / 2 + 4, "shared memory", size=10,
+             anchor="middle")
+    for i, words in enumerate(["each warp parks its column sums", "in its row of slots; after a",
+                               "barrier, thread c adds column c", "down the warps, warp 0 first"]):
+        fig.text(xt, y0 + 12 + 14 * i, words, size=10)
+    yp = y0 + warps * high + 22
+    for c in range(cols):
+        fig.rect(xs + c * cell, yp, cell, 18, fill=REGISTER, stroke=INK)
+    fig.line(xs + cols * cell / 2, y0 + warps * high + 2, xs + cols * cell / 2, yp - 2,
+             arrow=True)
+    fig.text(xt, yp + 13, "the block's one partial row, as in (b)", size=10)
+    fig.text(x0, yp + 44, "no barrier inside a row (shuffles only); a grid of a few blocks an SM "
+             "stores 264 partial rows", size=11)
+    fig.text(x0, yp + 60, "for 8192 x 576 where a block a row stored 1056.", size=11)
 
 
 # ---------------------------------------------------------------- 09
