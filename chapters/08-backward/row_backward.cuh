@@ -372,12 +372,19 @@ inline constexpr int kNarrowWarps = 8;
 inline constexpr int kNarrowThreads = kNarrowWarps * device::kWarpSize;
 inline constexpr int kNarrowMostVectors = 4;
 
-// Two blocks an SM (at most 128 registers a thread) where the build then does not spill: every
-// fp32 row, and 16-bit rows of up to 2 vectors a lane, or 3 but for LayerNorm with fp32
-// parameters; otherwise one.
+// Two blocks an SM (at most 128 registers a thread) where the sm_90 build then does not spill:
+// every fp32 row, and 16-bit rows of up to 2 vectors a lane, or 3 but for LayerNorm with fp32
+// parameters; otherwise one. Measured on sm_90 only: built for sm_89 (CI's older-GPU build),
+// the fp16 LayerNorm kernel of 3 vectors spilled with two, so below sm_90 every kernel asks one.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr bool kNarrowTwoBlocksOnThisGpu = false;
+#else
+inline constexpr bool kNarrowTwoBlocksOnThisGpu = true;
+#endif
 template <typename T, typename P, int kVectors, bool kCentre>
-inline constexpr int kNarrowMinBlocks = sizeof(T) == 4 || kVectors <= 2 ||
-                                                (kVectors == 3 && !(kCentre && sizeof(P) == 4))
+inline constexpr int kNarrowMinBlocks = kNarrowTwoBlocksOnThisGpu &&
+                                                (sizeof(T) == 4 || kVectors <= 2 ||
+                                                 (kVectors == 3 && !(kCentre && sizeof(P) == 4)))
                                             ? 2
                                             : 1;
 
