@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ch08.cuh"
 #include "normlab/device/reduce.cuh"
@@ -116,11 +117,14 @@ __device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, s
   }
 }
 
-// Whether this compilation's GPU holds the weight in registers (see kHeldWeight below).
+// Whether this compilation is for sm_90 or newer: the only GPUs on which the choices that
+// spend registers (the held weight, kHeldWeight below; two narrow blocks an SM,
+// kNarrowMinBlocks) were measured and checked for spills. Built for CI's sm_75, 80 and 89 they
+// spilled, so those builds do without them.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-inline constexpr bool kHoldWeightOnThisGpu = false;
+inline constexpr bool kSm90OrNewer = false;
 #else
-inline constexpr bool kHoldWeightOnThisGpu = true;
+inline constexpr bool kSm90OrNewer = true;
 #endif
 
 // [held_weight]
@@ -169,13 +173,11 @@ struct HeldWeight {
 // is the order the blocks happen to finish in, so the rounding, and the bits, change from run
 // to run; and every block hits the same addresses.
 struct AddAtomically {
-  static constexpr bool kStores = false;
   __device__ static float* row(float* sums, std::int64_t) { return sums; }
   __device__ static void put(float* at, float value) { atomicAdd(at, value); }
 };
 // (b) The deterministic way: every block stores its own partial row; sum_partials adds them.
 struct StorePartialRow {
-  static constexpr bool kStores = true;  // whole 16-byte vectors may be stored at once
   __device__ static float* row(float* sums, std::int64_t cols) {
     return sums + static_cast<std::int64_t>(blockIdx.x) * cols;
   }
@@ -263,7 +265,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // the rows' dtype only: fp32 weights take a thread twice the registers (16, not 8), and with
   // dx stored as one 128-bit store asked for by name (store_chunk) the fp16 kernel that loads
   // ahead spilled.
-  constexpr bool kHeldWeight = kHoldWeightOnThisGpu && kAligned && kVectors == 2 && kCentre &&
+  constexpr bool kHeldWeight = kSm90OrNewer && kAligned && kVectors == 2 && kCentre &&
                                sizeof(T) == 2 && sizeof(P) == sizeof(T);
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
@@ -333,7 +335,8 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   float* dbias_row = HandOn::row(sums + sums_rows * g.cols, g.cols);
   // Partial rows on the 16-byte grid take a thread's columns as float4 stores: a float at a
   // time, each store of a warp touched 32 sectors for 128 bytes.
-  const bool whole_vectors = HandOn::kStores && g.cols % 4 == 0 && chunks_aligned(sums, 0);
+  const bool whole_vectors =
+      std::is_same_v<HandOn, StorePartialRow> && g.cols % 4 == 0 && chunks_aligned(sums, 0);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
@@ -374,15 +377,10 @@ inline constexpr int kNarrowMostVectors = 4;
 
 // Two blocks an SM (at most 128 registers a thread) where the sm_90 build then does not spill:
 // every fp32 row, and 16-bit rows of up to 2 vectors a lane, or 3 but for LayerNorm with fp32
-// parameters; otherwise one. Measured on sm_90 only: built for sm_89 (CI's older-GPU build),
-// the fp16 LayerNorm kernel of 3 vectors spilled with two, so below sm_90 every kernel asks one.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-inline constexpr bool kNarrowTwoBlocksOnThisGpu = false;
-#else
-inline constexpr bool kNarrowTwoBlocksOnThisGpu = true;
-#endif
+// parameters; otherwise one. Below sm_90 one (kSm90OrNewer): built for sm_89 the fp16
+// LayerNorm kernel of 3 vectors spilled with two.
 template <typename T, typename P, int kVectors, bool kCentre>
-inline constexpr int kNarrowMinBlocks = kNarrowTwoBlocksOnThisGpu &&
+inline constexpr int kNarrowMinBlocks = kSm90OrNewer &&
                                                 (sizeof(T) == 4 || kVectors <= 2 ||
                                                  (kVectors == 3 && !(kCentre && sizeof(P) == 4)))
                                             ? 2
