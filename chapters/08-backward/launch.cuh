@@ -71,28 +71,29 @@ int vectors_for(std::int64_t chunks) {
   return 8;
 }
 
-// dweight (and dbias) from sums_rows partial rows each: one fixed-order column sum per tensor.
+// dweight (and dbias) from sums_rows partial rows each, in one launch: a block a tile of either
+// gradient, started early by programmatic dependent launch (sm_90: it waits for the grid before
+// it to finish before it reads). One launch for both, not one each, and float4 loads: measured
+// (H100, 2026-11-26, book/results/runs/2026-11-26-h100-column-sums/) bf16 8192 x 576
+// LayerNorm backward 40.2% -> 44.4% of the copy roof, fp32 2048 x 8192 81.6% -> 83.1%.
 template <typename T, typename P>
 void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows, bool centre,
                  cudaStream_t stream) {
-  const dim3 block(kSumColumns, kSumSlices);
-  const auto grid = static_cast<unsigned int>((g.cols + kSumColumns - 1) / kSumColumns);
+  P* dbias = centre ? g.dbias : nullptr;
+  if (g.dweight == nullptr && dbias == nullptr) return;
+  const bool vectors = g.cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(sums) % 16 == 0;
+  const std::int64_t tiles = vectors ? sum_tiles<4>(g.cols) : sum_tiles<1>(g.cols);
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
+  config.gridDim = static_cast<unsigned int>((dbias != nullptr ? 2 : 1) * tiles);
+  config.blockDim = kSumThreads;
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = 1;
-  if (g.dweight != nullptr) {
-    NORMLAB_CHECK(cudaLaunchKernelEx(&config, sum_partials<P>, sums, sums_rows, g.cols, g.dweight));
-  }
-  if (centre && g.dbias != nullptr) {
-    NORMLAB_CHECK(cudaLaunchKernelEx(&config, sum_partials<P>, sums + sums_rows * g.cols, sums_rows,
-                                     g.cols, g.dbias));
-  }
+  const auto kernel = vectors ? sum_partials<4, P> : sum_partials<1, P>;
+  NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, sums, sums_rows, g.cols, g.dweight, dbias));
 }
 
 // [launch]

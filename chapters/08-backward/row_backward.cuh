@@ -469,33 +469,77 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
 
 // [sum_partials]
 // out[c] = the sum of partials[p * cols + c] over p < count, in fp32, in an order fixed by the
-// shape alone, rounded to P once. A block takes 32 columns; its kSlices rows of threads take
-// partial rows y, y + kSlices, ... and the slices are then added in order, so the bits depend on
-// count and cols, never on timing. count = 0 writes zeros.
-inline constexpr int kSumColumns = 32;
-inline constexpr int kSumSlices = 16;
+// shape alone, rounded to P once: dweight's count partial rows, then dbias's, in one launch. A
+// block takes a tile of kSumGroups groups of kWidth columns (kWidth 4: one float4 a load, where
+// the partial rows lie on the 16-byte grid) of either gradient; its kSumSlices slices take
+// partial rows s, s + kSumSlices, ..., and the slices are then added in a fixed tree, so the
+// bits depend on count and cols, never on timing nor on kWidth. count = 0 writes zeros. What
+// changed: it was a launch per gradient, a block per 32 columns, 16 slices added in order (see
+// sum_columns in launch.cuh for what one launch and float4 loads measured).
+inline constexpr int kSumRuns = 8;
+inline constexpr int kSumSlices = kSumRuns * kSumRuns;
+inline constexpr int kSumGroups = 8;
+inline constexpr int kSumThreads = kSumSlices * kSumGroups;
 
-template <typename P>
-__global__ void __launch_bounds__(kSumColumns* kSumSlices)
-    sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* out) {
-  __shared__ float slices[kSumSlices][kSumColumns + 1];
+template <int kWidth>
+__host__ __device__ constexpr std::int64_t sum_tiles(std::int64_t cols) {  // of one gradient
+  return (cols + kSumGroups * kWidth - 1) / (kSumGroups * kWidth);
+}
+
+template <int kWidth, typename P>
+__global__ void __launch_bounds__(kSumThreads)
+    sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* dweight,
+                 P* dbias) {
+  static_assert(kWidth == 1 || kWidth == 4, "a group is one float or one float4");
+  __shared__ float4 slices[kSumSlices][kSumGroups];
+  __shared__ float4 runs[kSumRuns][kSumGroups];
+  auto add = [](float4 a, float4 b) {
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
-  const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kSumColumns + threadIdx.x;
-  float sum = 0.0f;
+  const std::int64_t tiles = sum_tiles<kWidth>(cols);
+  const bool bias = blockIdx.x >= tiles;
+  P* out = bias ? dbias : dweight;
+  if (out == nullptr) return;  // the whole block: no gradient of this tensor
+  const float* rows = partials + (bias ? count * cols : 0);
+  const std::int64_t tile = bias ? blockIdx.x - tiles : blockIdx.x;
+  const int group = static_cast<int>(threadIdx.x) % kSumGroups;
+  const int slice = static_cast<int>(threadIdx.x) / kSumGroups;
+  const std::int64_t col = (tile * kSumGroups + group) * kWidth;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (col < cols) {
-    for (std::int64_t p = threadIdx.y; p < count; p += kSumSlices)
-      sum += partials[p * cols + col];
+#pragma unroll 4
+    for (std::int64_t p = slice; p < count; p += kSumSlices) {
+      if constexpr (kWidth == 4) {
+        sum = add(sum, *reinterpret_cast<const float4*>(rows + p * cols + col));
+      } else {
+        sum.x += rows[p * cols + col];
+      }
+    }
   }
-  slices[threadIdx.y][threadIdx.x] = sum;
+  slices[slice][group] = sum;
   __syncthreads();
-  if (threadIdx.y != 0 || col >= cols) return;
-  float total = 0.0f;
+  // The slices added in a fixed tree: kSumRuns threads a group each add a run of kSumRuns
+  // slices in order, then one adds the runs in order.
+  if (slice < kSumRuns) {
+    float4 run = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-  for (int s = 0; s < kSumSlices; ++s)
-    total += slices[s][threadIdx.x];
-  out[col] = from_float<P>(total);
+    for (int s = slice * kSumRuns; s < (slice + 1) * kSumRuns; ++s)
+      run = add(run, slices[s][group]);
+    runs[slice][group] = run;
+  }
+  __syncthreads();
+  if (slice != 0 || col >= cols) return;
+  float4 total = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+  for (int r = 0; r < kSumRuns; ++r)
+    total = add(total, runs[r][group]);
+  const float parts[4] = {total.x, total.y, total.z, total.w};
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j)
+    out[col + j] = from_float<P>(parts[j]);
 }
 // [sum_partials]
 

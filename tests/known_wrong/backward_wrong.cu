@@ -10,10 +10,10 @@
 
 #include "backward.hpp"
 #include "dispatch.cuh"  // chapter 07's threads_for_chunks
+#include "launch.cuh"    // chapter 08's sum_columns and kernels
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
 #include "registry.hpp"
-#include "row_backward.cuh"
 
 namespace normlab::known_wrong {
 
@@ -75,9 +75,6 @@ template <typename T, bool kCentre>
 void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
   const Gradients<T, T> g = ch08::gradients_of<T, T>(call);
   const auto rows = static_cast<unsigned int>(call.rows);
-  const dim3 sum_block(ch08::kSumColumns, ch08::kSumSlices);
-  const auto sum_grid =
-      static_cast<unsigned int>((call.cols + ch08::kSumColumns - 1) / ch08::kSumColumns);
   switch (bug) {
     case BackwardBug::no_projection:
       dx_without_projection<T, kCentre><<<rows, kThreads, 0, stream>>>(g);
@@ -88,7 +85,7 @@ void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
              stream>>>(g);
       break;
     case BackwardBug::one_partial:  // the default kernel left its partial rows in scratch
-      ch08::sum_partials<<<sum_grid, sum_block, 0, stream>>>(g.scratch, 1, g.cols, g.dweight);
+      ch08::sum_columns(g, g.scratch, 1, false, stream);  // dweight only
       break;
     case BackwardBug::racy_atomicless: {
       const unsigned int threads =
@@ -97,12 +94,7 @@ void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
       ch08::backward_rows<T, T, 2, kCentre, true, AddWithoutAtomics>
           <<<rows, threads, 0, stream>>>(g, g.scratch, 1);
       NORMLAB_CHECK_LAUNCH();
-      ch08::sum_partials<<<sum_grid, sum_block, 0, stream>>>(g.scratch, 1, g.cols, g.dweight);
-      if (kCentre && g.dbias != nullptr) {
-        NORMLAB_CHECK_LAUNCH();
-        ch08::sum_partials<<<sum_grid, sum_block, 0, stream>>>(g.scratch + g.cols, 1, g.cols,
-                                                               g.dbias);
-      }
+      ch08::sum_columns(g, g.scratch, 1, kCentre, stream);
       break;
     }
   }
