@@ -254,14 +254,22 @@ __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, st
     normalise_and_store(t, row, chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
 }
 
+// The statistics of a row a block holds in registers, h[v] being this thread's v-th chunk.
+template <bool kCentre, bool kAligned, int kVectors, typename T, typename P>
+__device__ __forceinline__ Statistics block_row_statistics(const Tensors<T, P>& t,
+                                                           const Row<T, P, kAligned>& row,
+                                                           const Vector<T> (&h)[kVectors]) {
+  return row_statistics<kCentre, kAligned, kVectors>([&](int v) { return h[v]; }, block_slice(),
+                                                     row.lead, t.cols, t.eps,
+                                                     [](float v) { return block_sum(v); });
+}
+
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
           bool kResidualFirst = kAdd>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
   norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
       t, r, [&](const Vector<T>(&h)[kVectors], const Row<T, P, kAligned>& row) {
-        return row_statistics<kCentre, kAligned, kVectors>([&](int v) { return h[v]; },
-                                                           block_slice(), row.lead, t.cols, t.eps,
-                                                           [](float v) { return block_sum(v); });
+        return block_row_statistics<kCentre>(t, row, h);
       });
 }
 

@@ -156,6 +156,13 @@ __device__ Vector<T> load_chunk(const T* row, std::int64_t first, std::int64_t c
   return v;
 }
 
+/// Asks L2 for the line holding @p address (PTX prefetch.global.L2) and goes on: no register
+/// waits for it, so a later load of it finds it in L2 instead of DRAM.
+template <typename T>
+__device__ __forceinline__ void prefetch_l2(const T* address) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
+}
+
 /// Stores the elements of @p v that lie inside the row: one vector, or element by element.
 template <bool kAligned, typename T>
 __device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool aligned,
