@@ -61,23 +61,39 @@ __device__ __forceinline__ ch07::Statistics group_balanced_statistics(
   return ch07::statistics_of<true>(group_moments<kLanes>(h), cols, eps);
 }
 
-// A row held by a block (block.cu): the warps' moments merged in order after one barrier.
+// A row held by a block (block.cu), after one barrier: the warps' moments merged in a tree by
+// shuffles, as a warp merges its lanes, where the block has a power of two of warps (every merge
+// then joins equal counts); otherwise in warp order, each merge weighted by the warps so far.
 template <typename T, int kVectors>
 __device__ __forceinline__ ch07::Statistics block_balanced_statistics(
     const device::Vector<T> (&h)[kVectors], std::int64_t cols, float eps) {
   const device::Moments own = group_moments<device::kWarpSize>(h);
   __shared__ float2 per_warp[device::kWarpSize];
+  const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
   const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
-  if (static_cast<int>(threadIdx.x) % device::kWarpSize == 0) per_warp[warp] = {own.mean, own.m2};
+  if (lane == 0) per_warp[warp] = {own.mean, own.m2};
   __syncthreads();
   const int warps = static_cast<int>(blockDim.x) / device::kWarpSize;
-  device::Moments m{own.count, per_warp[0].x, per_warp[0].y};
-  for (int w = 1; w < warps; ++w) {  // w warps merged so far, own.count elements each
-    const float2 next = per_warp[w];
-    const float d = next.x - m.mean;
-    const float share = __frcp_rn(static_cast<float>(w + 1));
-    m.mean += d * share;
-    m.m2 += next.y + d * d * (own.count * static_cast<float>(w) * share);
+  device::Moments m;
+  if ((warps & (warps - 1)) == 0) {
+    const float2 mine = per_warp[lane < warps ? lane : 0];
+    m = {own.count, mine.x, mine.y};
+    for (int lanes = 1; lanes < warps; lanes *= 2) {  // lanes below warps end with the total
+      const device::Moments other{m.count, __shfl_xor_sync(device::kFullMask, m.mean, lanes),
+                                  __shfl_xor_sync(device::kFullMask, m.m2, lanes)};
+      m = device::welford_merge_equal(m, other);
+    }
+    m = {m.count, __shfl_sync(device::kFullMask, m.mean, 0),
+         __shfl_sync(device::kFullMask, m.m2, 0)};
+  } else {
+    m = {own.count, per_warp[0].x, per_warp[0].y};
+    for (int w = 1; w < warps; ++w) {  // w warps merged so far, own.count elements each
+      const float2 next = per_warp[w];
+      const float d = next.x - m.mean;
+      const float share = __frcp_rn(static_cast<float>(w + 1));
+      m.mean += d * share;
+      m.m2 += next.y + d * d * (own.count * static_cast<float>(w) * share);
+    }
   }
   __syncthreads();  // the slots are read before the next row writes them
   return ch07::statistics_of<true>(m, cols, eps);

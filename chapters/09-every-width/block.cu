@@ -71,12 +71,16 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     // dispatcher's block4_128x6 and block4_256x3: 4 to 8 warps a row), where they were measured
     // to pay: H100, 2026-11-26, chapter 09's LayerNorm, two rounds, two reductions against one:
     // bf16 16384 x 5120 131.1 against 120.4 us, 16384 x 4096 99.1 against 97.8, fp32 4096 x 4096
-    // 53.7 against 52.8; bf16 4096 x 8192, 32768 x 2048 and fp16 16384 x 4096 even. With 2
-    // vectors a thread (8 to 16 warps, the few-row block1's 16) the in-order merge of the warps
-    // cost more than it saved: bf16 1 x 4096 6.4 against 6.8 us, 16384 x 4096 under
-    // block2_256x4 108.5 against 110.4.
-    if constexpr (kCentre && c.aligned && c.vectors == 4) {
-      if (fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
+    // 53.7 against 52.8; bf16 4096 x 8192, 32768 x 2048 and fp16 16384 x 4096 even. And for few
+    // rows in the 1024-thread configurations (block1, block2). With the warps merged in warp
+    // order, the few-row block1's 16 warps cost more than they saved (bf16 1 x 4096 6.4 against
+    // 6.8 us); merged in a tree (H100, book/results/runs/2026-11-27-h100-balanced-tree/, three
+    // rounds, alternated) they are level or ahead: add + LayerNorm bf16 1 x 8192 6.8-6.9 ->
+    // 6.6-6.7 us, 32 x 4096 6.3-6.5 -> 6.3; LayerNorm 1 x 4096 level; and the tree took 4096 x
+    // 8192 LayerNorm (block4_256x3, 8 warps) from 80.4-80.8% to 81.8-82.3% of the copy roof.
+    if constexpr (kCentre && c.aligned && (c.vectors == 4 || c.max_threads == 1024)) {
+      if ((c.vectors == 4 || t.rows <= kFewRows) &&
+          fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
         norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
                    kAdd && c.residual_first, true><<<choice.blocks, choice.threads, 0, stream>>>(t);
         return;
