@@ -82,7 +82,7 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
                  cudaStream_t stream) {
   P* dbias = centre ? g.dbias : nullptr;
   if (g.dweight == nullptr && dbias == nullptr) return;
-  const bool vectors = g.cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(sums) % 16 == 0;
+  const bool vectors = ch07::rows_aligned(sums, g.cols, sizeof(float));  // float4 rows
   const std::int64_t tiles = vectors ? sum_tiles<4>(g.cols) : sum_tiles<1>(g.cols);
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;

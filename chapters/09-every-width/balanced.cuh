@@ -23,6 +23,19 @@ namespace normlab::ch09 {
 // average of the two, and M2 = M2a + M2b + (mean_b - mean_a)^2 n / 2. Chapter 07's two passes
 // cost two reductions; this costs one, of two words, and keeps their guard against
 // cancellation (no E[x^2] - E[x]^2). The moments are chapter 05's (device/welford.cuh).
+
+// Moments of equal counts in the first @p lanes lanes of a warp (a power of two), merged by
+// shuffles in a tree: each of those lanes ends with the merge of all of them.
+__device__ __forceinline__ device::Moments merge_equal_lanes(device::Moments m, int lanes) {
+#pragma unroll
+  for (int step = 1; step < lanes; step *= 2) {
+    const device::Moments other{m.count, __shfl_xor_sync(device::kFullMask, m.mean, step),
+                                __shfl_xor_sync(device::kFullMask, m.m2, step)};
+    m = device::welford_merge_equal(m, other);
+  }
+  return m;
+}
+
 // The moments of the kLanes lanes' elements (a group of lanes, or a whole warp), in each lane.
 template <int kLanes, typename T, int kVectors>
 __device__ __forceinline__ device::Moments group_moments(const device::Vector<T> (&h)[kVectors]) {
@@ -45,13 +58,7 @@ __device__ __forceinline__ device::Moments group_moments(const device::Vector<T>
       const float d = x[v][j] - m.mean;
       m.m2 += d * d;
     }
-#pragma unroll
-  for (int lanes = 1; lanes < kLanes; lanes *= 2) {
-    const device::Moments other{m.count, __shfl_xor_sync(device::kFullMask, m.mean, lanes),
-                                __shfl_xor_sync(device::kFullMask, m.m2, lanes)};
-    m = device::welford_merge_equal(m, other);
-  }
-  return m;
+  return merge_equal_lanes(m, kLanes);
 }
 
 // A row held by a group of kLanes lanes (narrow.cu).
@@ -77,12 +84,7 @@ __device__ __forceinline__ ch07::Statistics block_balanced_statistics(
   device::Moments m;
   if ((warps & (warps - 1)) == 0) {
     const float2 mine = per_warp[lane < warps ? lane : 0];
-    m = {own.count, mine.x, mine.y};
-    for (int lanes = 1; lanes < warps; lanes *= 2) {  // lanes below warps end with the total
-      const device::Moments other{m.count, __shfl_xor_sync(device::kFullMask, m.mean, lanes),
-                                  __shfl_xor_sync(device::kFullMask, m.m2, lanes)};
-      m = device::welford_merge_equal(m, other);
-    }
+    m = merge_equal_lanes({own.count, mine.x, mine.y}, warps);
     m = {m.count, __shfl_sync(device::kFullMask, m.mean, 0),
          __shfl_sync(device::kFullMask, m.m2, 0)};
   } else {

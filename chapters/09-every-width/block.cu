@@ -78,8 +78,10 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     // rounds, alternated) they are level or ahead: add + LayerNorm bf16 1 x 8192 6.8-6.9 ->
     // 6.6-6.7 us, 32 x 4096 6.3-6.5 -> 6.3; LayerNorm 1 x 4096 level; and the tree took 4096 x
     // 8192 LayerNorm (block4_256x3, 8 warps) from 80.4-80.8% to 81.8-82.3% of the copy roof.
-    if constexpr (kCentre && c.aligned && (c.vectors == 4 || c.max_threads == 1024)) {
-      if ((c.vectors == 4 || t.rows <= kFewRows) &&
+    constexpr bool kAlways = c.vectors == 4;
+    constexpr bool kForFewRows = c.max_threads == 1024;
+    if constexpr (kCentre && c.aligned && (kAlways || kForFewRows)) {
+      if ((kAlways || t.rows <= kFewRows) &&
           fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
         norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
                    kAdd && c.residual_first, true><<<choice.blocks, choice.threads, 0, stream>>>(t);
