@@ -154,7 +154,7 @@ bool few_wide_rows(const Facts& f) {
 bool many_wide_rows(const Facts& f) {
   return !backward(f) && f.problem.aligned && f.problem.chunks > ch07::most_register_chunks(true);
 }
-// Past the few-row rules, chapter 09 picks a block configuration only by its rule 3.
+// Past the few-row rules, chapter 09 picks a block configuration only by its rules 3 and 4.
 bool many_rows_block(const Facts& f) {
   return !backward(f) && ch09_kind(f) == ch09::Kind::block;
 }

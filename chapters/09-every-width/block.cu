@@ -72,13 +72,21 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     // to pay: H100, 2026-11-26, chapter 09's LayerNorm, two rounds, two reductions against one:
     // bf16 16384 x 5120 131.1 against 120.4 us, 16384 x 4096 99.1 against 97.8, fp32 4096 x 4096
     // 53.7 against 52.8; bf16 4096 x 8192, 32768 x 2048 and fp16 16384 x 4096 even. And for few
-    // rows in the 1024-thread configurations (block1, block2). With the warps merged in warp
+    // rows in block1 (a vector a thread, up to 1024 threads). With the warps merged in warp
     // order, the few-row block1's 16 warps cost more than they saved (bf16 1 x 4096 6.4 against
     // 6.8 us); merged in a tree (H100, book/results/runs/2026-11-27-h100-balanced-tree/, three
     // rounds, alternated) they are level or ahead: add + LayerNorm bf16 1 x 8192 6.8-6.9 ->
     // 6.6-6.7 us, 32 x 4096 6.3-6.5 -> 6.3; LayerNorm 1 x 4096 level; and the tree took 4096 x
     // 8192 LayerNorm (block4_256x3, 8 warps) from 80.4-80.8% to 81.8-82.3% of the copy roof.
-    constexpr bool kAlways = c.vectors == 4;
+    // And for the 2-vector configurations, since narrow rows of 97 to 256 chunks went to
+    // block2_256x4 (choose.cpp): H100, 2026-11-27, two rounds, two reductions against one
+    // (book/results/runs/2026-11-27-h100-backward-cost-and-narrow-rows/logs/x10-*): bf16
+    // 8192 x 1024 LayerNorm 56.5-56.9% -> 59.1-59.4% of the copy roof, 16384 x 1024 69.5-69.8%
+    // -> 73.0-73.4%, 32768 x 1024 80.4-80.8% -> 85.7-86.0% (narrow32x4, one reduction:
+    // 83.5-83.7%), 65536 x 1024 87.5-87.7% -> 92.7-92.8%; fp32 8192 x 512 60.9-61.0% ->
+    // 62.2-62.5%; add + LayerNorm at 16384 x 4096 and 4096 x 8192 (block2_256x4, block2_512x2)
+    // level.
+    constexpr bool kAlways = c.vectors == 2 || c.vectors == 4;
     constexpr bool kForFewRows = c.max_threads == 1024;
     if constexpr (kCentre && c.aligned && (kAlways || kForFewRows)) {
       if ((kAlways || t.rows <= kFewRows) &&

@@ -96,7 +96,8 @@ Choice configure(int index, const Problem& p) {
 
 // [choose]
 // The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements):
-//  1. cols <= 1024: the narrow configuration with the fewest lanes x vectors that hold the row.
+//  1. cols <= 1024 and at most 96 chunks (narrow32x3's), or misaligned: the narrow
+//     configuration with the fewest lanes x vectors that hold the row.
 //     A block per row would give a 576-wide bf16 row (72 chunks) 96 threads, 24 of them idle,
 //     and two barriers per reduction; a group of lanes per row keeps lanes busy and reduces
 //     with shuffles alone. For RMSNorm ops narrow16x5 (80 chunks) comes before narrow32x3 (96):
@@ -116,7 +117,19 @@ Choice configure(int index, const Problem& p) {
 //     so the row is split over as many threads as a block has and the critical path is one
 //     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
 //     block2 to 2048, block8 to 3072; misaligned rows block4_any to 2048.
-//  3. many rows of at most 1024 aligned chunks (8192 bf16 columns): one row per block, with a
+//  3. many rows of 97 to 256 aligned chunks that still fit 1024 columns (fp32 rows of 388 to
+//     1024 columns, 16-bit of 776 to 1024): block2_256x4, one row per block of up to 128
+//     threads with 2 vectors each, not narrow32x4 or narrow32x8, whose 32 lanes a row keep 4 or
+//     8 vectors each. H100, 2026-11-27, the dispatcher with this rule against those
+//     configurations' sweep entries in one process, two rounds (book/results/runs/
+//     2026-11-27-h100-backward-cost-and-narrow-rows/final/): fp32 1024 x 1024 RMSNorm
+//     27.3-28.3% of the copy roof -> 34.1-34.8%, LayerNorm 22.8-23.0 -> 32.3-33.2, add +
+//     LayerNorm 37.6-38.0 -> 51.5-53.2; 16384 x 1024 84.9-85.2 -> 88.5-88.9 and 81.8-82.2 ->
+//     88.1-88.3; bf16 8192 x 1024 (narrow32x4) RMSNorm 62.6-62.7 -> 62.9-63.5, LayerNorm 53.8
+//     -> 58.2-59.3, add + RMSNorm 74.9-75.2 -> 80.3-80.4; fp32 8192 x 400 (100 chunks) level.
+//     Few rows take rule 2 first: fp32 32 x 1024 RMSNorm 9.0 -> 5.3-5.4 us. Misaligned rows
+//     keep the narrow _any kernels (not measured against a block).
+//  4. many rows of at most 1024 aligned chunks (8192 bf16 columns): one row per block, with a
 //     register cap sized to that block, chosen by the sweep (H100, 2026-11-25, % of the copy
 //     roof, each configuration alone in one process). Without a residual, 4 vectors a thread:
 //     block4_128x6 to 512 chunks, block4_256x3 to 1024 (16384 x 4096 LayerNorm 92.2% against
@@ -126,7 +139,7 @@ Choice configure(int index, const Problem& p) {
 //     and more threads with fewer vectors each keep more of those loads in flight.
 //     (block8, 8 vectors a thread and the fewest threads a row, was this rule before the sweep:
 //     more rows an SM by the register count, behind on every row above.)
-//  4. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
+//  5. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
@@ -144,24 +157,30 @@ Choice choose(const Problem& p) {
   };
   Choice choice{.config = -1};
   const std::int64_t narrow32x3_least = chunks_held(kConfigs[index_of("narrow32x2")]) + 1;
+  const std::int64_t narrow32x3_most = chunks_held(kConfigs[index_of("narrow32x3")]);
   if (p.add && p.centre && p.element_bytes == 2 && p.chunks >= narrow32x3_least &&
-      p.chunks <= chunks_held(kConfigs[index_of("narrow32x3")])) {
+      p.chunks <= narrow32x3_most) {
     choice = first_that_holds({index_of("block1")}, 1024,
                               "16-bit add + LayerNorm of 65 to 96 chunks, one row per block "
                               "(narrow32x3 cannot load its residual first)");
   }
-  if (choice.config < 0 && p.cols <= kNarrowCols) {
+  const bool wide_for_a_group = p.aligned && p.chunks > narrow32x3_most;
+  if (choice.config < 0 && p.cols <= kNarrowCols && !wide_for_a_group) {
     choice = first_that_holds(
         {index_of("narrow8x2"), index_of("narrow32x2"), index_of("narrow16x5"),
-         index_of("narrow32x3"), index_of("narrow32x4"), index_of("narrow32x8"),
-         index_of("narrow8x2_any"), index_of("narrow32x2_any"), index_of("narrow32x3_any"),
-         index_of("narrow32x4_any"), index_of("narrow32x8_any")},
+         index_of("narrow32x3"), index_of("narrow8x2_any"), index_of("narrow32x2_any"),
+         index_of("narrow32x3_any"), index_of("narrow32x4_any"), index_of("narrow32x8_any")},
         kNarrowThreads, "narrow row (cols <= 1024), a group of lanes per row");
   }
   if (choice.config < 0 && few) {
     choice = first_that_holds(
         {index_of("block1"), index_of("block2"), index_of("block8"), index_of("block4_any")}, 1024,
         "few rows (<= 64), a row split over up to 1024 threads");
+  }
+  if (choice.config < 0 && wide_for_a_group && p.cols <= kNarrowCols) {
+    choice = first_that_holds({index_of("block2_256x4")}, 256,
+                              "many narrow rows of 97 to 256 aligned chunks, one row per block, "
+                              "2 vectors a thread");
   }
   if (choice.config < 0 && p.add) {
     choice = first_that_holds({index_of("block2_256x4"), index_of("block2_512x2")}, 512,

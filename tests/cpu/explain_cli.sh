@@ -19,14 +19,16 @@ few=(--op add_rmsnorm --dtype bf16 --cols 4096)
 
 expect "$normlab" 0 "usage: normlab explain" explain --help
 expect "$normlab" 0 "explain  print the kernel" --help
-explain_is ch09_rmsnorm "launch:  narrow32x4: 256 threads a block, 1024 blocks" "${many[@]}" --cols 1024
+explain_is ch09_rmsnorm "launch:  narrow32x3: 256 threads a block, 1024 blocks" "${many[@]}" --cols 768
+explain_is ch09_rmsnorm "launch:  block2_256x4: 64 threads a block, 8192 blocks" "${many[@]}" --cols 1024
 explain_is ch07_rmsnorm "why:     rows wider than 1024 16-byte chunks or off the 16-byte grid" "${many[@]}" --cols 1025
 explain_is ch09_rmsnorm "launch:  block4_128x6: 64 threads a block" "${many[@]}" --cols 1032
 explain_is ch09_add_rmsnorm "launch:  block1: 512 threads a block, 64 blocks" "${few[@]}" --rows 64
 explain_is ch09_add_rmsnorm "launch:  block2_256x4: 256 threads a block, 65 blocks" "${few[@]}" \
   --rows 65
-# One fp32 element off the grid: 257 chunks, more than a narrow kernel holds.
-explain_is ch09_layernorm "narrow32x8" --op layernorm --rows 8192 --cols 1024
+# 1024 fp32 columns on the grid (256 chunks): a block per row; one element off the grid, 257
+# chunks, more than a narrow kernel holds.
+explain_is ch09_layernorm "block2_256x4: 128 threads a block" --op layernorm --rows 8192 --cols 1024
 explain_is ch07_layernorm "off the 16-byte grid" --op layernorm --rows 8192 --cols 1024 \
   --misalign 1
 explain_is ch09_rmsnorm "(1 + w), in place" "${many[@]}" --cols 576 --gemma --in-place \

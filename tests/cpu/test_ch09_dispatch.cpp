@@ -58,12 +58,8 @@ TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]")
   CHECK(chosen(problem(8192, 640, 2)) == "narrow16x5");          // 80
   CHECK(chosen(problem(8192, 648, 2)) == "narrow32x3");          // 81
   CHECK(chosen(problem(8192, 768, 2)) == "narrow32x3");          // 96
-  CHECK(chosen(problem(8192, 776, 2)) == "narrow32x4");          // 97
-  CHECK(chosen(problem(8192, 1024, 2)) == "narrow32x4");         // 128
   CHECK(chosen(problem(8192, 1024, 2, 3)) == "narrow32x8_any");  // 129, misaligned
-  CHECK(chosen(problem(8192, 1000, 2)) == "narrow32x4");         // 125 chunks, whole
   CHECK(chosen(problem(8192, 1001, 2)) == "narrow32x4_any");     // not whole chunks
-  CHECK(chosen(problem(8192, 1024, 4)) == "narrow32x8");         // 256
   CHECK(chosen(problem(8192, 1023, 4)) == "narrow32x8_any");
   CHECK(chosen(problem(8192, 1021, 4, 3)) == "narrow32x8_any");  // 256 chunks with the lead
   // Few rows of narrow width still take the narrow kernel: one group, one pass.
@@ -80,11 +76,34 @@ TEST_CASE("narrow rows: the fewest lanes x vectors that hold the row", "[ch09]")
   CHECK(chosen(centred(with_residual(problem(8192, 640, 2)))) == "block1");
   CHECK(chosen(centred(with_residual(problem(8192, 768, 2)))) == "block1");  // 96
   CHECK(chosen(centred(with_residual(problem(8192, 512, 2)))) == "narrow32x2");
-  CHECK(chosen(centred(with_residual(problem(8192, 776, 2)))) == "narrow32x4");
+  CHECK(chosen(centred(with_residual(problem(8192, 776, 2)))) == "block2_256x4");
   CHECK(chosen(centred(with_residual(problem(8192, 288, 4)))) == "narrow32x3");  // fp32, 72
   CHECK(chosen(centred(with_residual(problem(8192, 576, 2, 3)))) == "narrow32x3_any");
   CHECK(choose(centred(with_residual(problem(8192, 576, 2)))).threads == 96);
   CHECK(chosen(centred(problem(8192, 512, 2))) == "narrow32x2");
+}
+
+TEST_CASE("aligned rows of 97 to 256 chunks within 1024 columns: a row per block, 2 vectors",
+          "[ch09]") {
+  // narrow32x3 holds 96 chunks; one more and an aligned row leaves the narrow kernels.
+  CHECK(chosen(problem(8192, 768, 2)) == "narrow32x3");     // 96
+  CHECK(chosen(problem(8192, 776, 2)) == "block2_256x4");   // 97
+  CHECK(chosen(problem(8192, 1000, 2)) == "block2_256x4");  // 125 chunks, whole
+  CHECK(chosen(problem(8192, 1024, 2)) == "block2_256x4");  // 128
+  CHECK(chosen(problem(8192, 384, 4)) == "narrow32x3");     // fp32, 96
+  CHECK(chosen(problem(8192, 388, 4)) == "block2_256x4");   // fp32, 97
+  CHECK(chosen(problem(8192, 1024, 4)) == "block2_256x4");  // fp32, 256
+  CHECK(chosen(centred(problem(8192, 1024, 2))) == "block2_256x4");
+  CHECK(chosen(with_residual(problem(8192, 1024, 4))) == "block2_256x4");
+  // Whole warps, 2 vectors a thread: 97 chunks take 49 threads, rounded to 64; 256 take 128.
+  CHECK(choose(problem(8192, 776, 2)).threads == 64);
+  CHECK(choose(problem(8192, 1024, 4)).threads == 128);
+  CHECK(choose(problem(8192, 1024, 4)).blocks == 8192);
+  // Few rows take the few-row rule first: block1, a thread a chunk.
+  CHECK(chosen(problem(64, 1024, 4)) == "block1");
+  CHECK(chosen(problem(65, 1024, 4)) == "block2_256x4");
+  CHECK(chosen(problem(1, 1024, 2)) == "block1");
+  CHECK(choose(problem(1, 1024, 2)).threads == 128);
 }
 
 TEST_CASE("narrow launch: 256 threads, 256 / lanes rows a block, blocks for every row", "[ch09]") {

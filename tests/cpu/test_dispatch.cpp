@@ -84,11 +84,17 @@ void require_refused(const NormCall& call, const std::string& argument) {
 }  // namespace
 
 TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", "[dispatch]") {
-  NormCall call = full_call(Op::rmsnorm, 8192, 1024);
+  NormCall call = full_call(Op::rmsnorm, 8192, 768);
   CHECK(kernel_for(call) == "ch09_rmsnorm");
   CHECK_THAT(decided(call).launch,
-             Catch::StartsWith("narrow32x4: 256 threads a block, 1024 blocks"));
+             Catch::StartsWith("narrow32x3: 256 threads a block, 1024 blocks"));
   CHECK_THAT(decided(call).why, Catch::Contains("narrow rows"));
+  // 1024 bf16 columns (128 aligned chunks) are wider than a narrow kernel's group keeps well:
+  // chapter 09's block per row, 2 vectors a thread.
+  call = full_call(Op::rmsnorm, 8192, 1024);
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block2_256x4: 64 threads a block"));
+  CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
   call.cols = call.x_stride = call.y_stride = 1025;
   CHECK(kernel_for(call) == "ch07_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("off the 16-byte grid"));
