@@ -41,8 +41,9 @@ __device__ void prefetch_parameters(const Tensors<T, P>& t, const ch07::Row<T, P
 }
 
 // Chapter 07's row in registers (norm_row_in_registers), under this configuration's cap.
-// kBalanced (LayerNorm, 4 vectors a thread, every thread holding kVectors whole chunks): the
-// statistics in one reduction (balanced.cuh) instead of chapter 07's two.
+// kBalanced (LayerNorm, every thread holding kVectors whole chunks; launch_block says which
+// configurations take it): the statistics in one reduction (balanced.cuh) instead of chapter
+// 07's two.
 template <typename T, typename P, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre,
           bool kAdd, bool kAligned, bool kResidualFirst, bool kBalanced>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tensors<T, P> t) {
