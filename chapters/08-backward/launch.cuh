@@ -57,6 +57,23 @@ int resident_blocks(unsigned int threads) {
   }
   return blocks;
 }
+
+// The blocks of a persistent grid that walks @p items (rows, or groups of rows) when at most
+// @p fit blocks are resident at once: as few as still finish in the rounds fit blocks would
+// take, so that fewer than `rounds` blocks sit out the last round (up to fit - 1 before). What
+// changed: the grid was min(items, fit). At 2048 rows on an H100's 132 blocks, 68 blocks took
+// a 16th row while 64 sat idle, the last round on half the SMs (LayerNorm without the column
+// sums ran 0.5 to 0.9 points of the copy roof lower at 2048 rows than at 1980 and 2112, whose
+// rounds are full; RMSNorm showed no such dip). 128 blocks of 16 rows take the same 16 rounds
+// with every block busy to the end, and store 4 fewer partial rows. Measured (H100,
+// book/results/runs/2026-11-27-h100-even-rounds/, two rounds): fp32 2048 x 8192 LayerNorm
+// backward 82.4-82.7% -> 83.4-83.8% of the copy roof, bf16 4096 x 8192 +0.5 to +0.7 points,
+// 8192 x 576 (the narrow kernels' grid) +0.6 to +1.3, fp32 300 x 4096 RMSNorm 34.7-34.9% ->
+// 37.7-38.2%; RMSNorm at 2048 x 8192 and bf16 16384 x 4096 level.
+inline std::int64_t even_grid(std::int64_t items, std::int64_t fit) {
+  const std::int64_t rounds = (items + fit - 1) / fit;
+  return (items + rounds - 1) / rounds;
+}
 // [grid]
 
 // Vectors of x (and of dy) a thread keeps for a row of @p chunks 16-byte chunks: 2 while a
@@ -93,7 +110,21 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = 1;
-  const auto kernel = vectors ? sum_partials<4, P> : sum_partials<1, P>;
+  // In one wave: with float4 loads a thread takes 36 registers, 3 blocks an SM, and LayerNorm's
+  // 512 blocks at 8192 columns took two waves on an H100's 132 SMs. There the kernel built for 4
+  // blocks an SM runs instead. Measured (H100, book/results/runs/2026-11-27-h100-even-rounds/,
+  // three rounds alternated): fp32 2048 x 8192 LayerNorm backward 83.5-83.7% -> 84.1-84.5% of
+  // the copy roof, bf16 4096 x 8192 80.8-81.0% -> 81.6-81.7%; the sums of one partial row alone
+  // under Nsight Compute 4.0-5.0 us -> 3.5-4.3 us. Where one wave holds the blocks anyway the
+  // 4-block build gained nothing (bf16 8192 x 576 and 1000 x 12288 0.4 to 1 point lower, within
+  // what the run order moved unchanged kernels), so it is not taken there.
+  const unsigned int blocks = config.gridDim.x;
+  const bool one_wave =
+      blocks <=
+      static_cast<unsigned int>(resident_blocks<sum_partials<4, P>>(kSumThreads) * sm_count());
+  const auto kernel = !vectors   ? sum_partials<1, P>
+                      : one_wave ? sum_partials<4, P>
+                                 : sum_partials<4, P, kSumOneWaveBlocks>;
   NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, sums, sums_rows, g.cols, g.dweight, dbias));
 }
 
@@ -112,11 +143,12 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
     NORMLAB_CHECK_LAUNCH();
     return sum_columns(g, sums, sums_rows, kCentre, stream);
   }
-  // (b) A persistent grid: as many blocks as fit the SMs at once (at most kMostBlocksPerSm
-  // each), each walking every gridDim.x-th row and storing one partial row. Loading a row ahead
-  // where it costs no block an SM: measured on an H100 (bf16 16384 x 4096), RMSNorm's kernel
-  // went from 80 to 95 registers, 3 blocks of 256 threads an SM to 2, and from 77.4% of the
-  // copy roof to 74.6%; LayerNorm's from 100 to 108, 2 blocks either way, and 62.0% to 67.7%.
+  // (b) A persistent grid: at most as many blocks as fit the SMs at once (at most
+  // kMostBlocksPerSm each), in even rounds (even_grid), each walking every gridDim.x-th row and
+  // storing one partial row. Loading a row ahead where it costs no block an SM: measured on an H100
+  // (bf16 16384 x 4096), RMSNorm's kernel went from 80 to 95 registers, 3 blocks of 256 threads an
+  // SM to 2, and from 77.4% of the copy roof to 74.6%; LayerNorm's from 100 to 108, 2 blocks either
+  // way, and 62.0% to 67.7%.
   constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
   constexpr auto ahead =
       backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;
@@ -125,7 +157,7 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
   const auto kernel = ahead_blocks >= plain_blocks ? ahead : plain;
   const std::int64_t fit =
       static_cast<std::int64_t>(sm_count()) * std::max(plain_blocks, ahead_blocks);
-  const std::int64_t sums_rows = std::min(g.rows, fit);
+  const std::int64_t sums_rows = even_grid(g.rows, fit);
   kernel<<<static_cast<unsigned int>(sums_rows), threads, 0, stream>>>(g, sums, sums_rows);
   NORMLAB_CHECK_LAUNCH();
   sum_columns(g, sums, sums_rows, kCentre, stream);
@@ -134,14 +166,15 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
 
 // [launch_narrow]
 // (c) Rows of at most kNarrowMostVectors chunks a lane: a warp a row, as many blocks of
-// kNarrowWarps warps as fit the SMs (at most kMostBlocksPerSm each), one partial row a block.
+// kNarrowWarps warps as fit the SMs (at most kMostBlocksPerSm each, in even rounds), one partial
+// row a block.
 template <typename T, typename P, int kVectors, bool kCentre>
 void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
   constexpr auto kernel = backward_narrow<T, P, kVectors, kCentre>;
   const int fit = std::min(resident_blocks<kernel>(kNarrowThreads), kMostBlocksPerSm);
   const std::int64_t blocks_needed = (g.rows + kNarrowWarps - 1) / kNarrowWarps;
   const std::int64_t sums_rows =
-      std::min(blocks_needed, static_cast<std::int64_t>(sm_count()) * fit);
+      even_grid(blocks_needed, static_cast<std::int64_t>(sm_count()) * fit);
   kernel<<<static_cast<unsigned int>(sums_rows), kNarrowThreads, 0, stream>>>(g, g.scratch,
                                                                               sums_rows);
   NORMLAB_CHECK_LAUNCH();

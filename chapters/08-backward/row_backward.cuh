@@ -480,14 +480,18 @@ inline constexpr int kSumRuns = 8;
 inline constexpr int kSumSlices = kSumRuns * kSumRuns;
 inline constexpr int kSumGroups = 8;
 inline constexpr int kSumThreads = kSumSlices * kSumGroups;
+// kMinBlocks: blocks an SM the build must leave room for. 4 caps a thread at 32 registers
+// (float4 loads take 36 without it, so 3 blocks an SM): sum_columns takes it only where the
+// blocks would not fit the SMs at once otherwise.
+inline constexpr int kSumOneWaveBlocks = 4;
 
 template <int kWidth>
 __host__ __device__ constexpr std::int64_t sum_tiles(std::int64_t cols) {  // of one gradient
   return (cols + kSumGroups * kWidth - 1) / (kSumGroups * kWidth);
 }
 
-template <int kWidth, typename P>
-__global__ void __launch_bounds__(kSumThreads)
+template <int kWidth, typename P, int kMinBlocks = 1>
+__global__ void __launch_bounds__(kSumThreads, kMinBlocks)
     sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* dweight,
                  P* dbias) {
   static_assert(kWidth == 1 || kWidth == 4, "a group is one float or one float4");
