@@ -267,6 +267,15 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // ahead spilled.
   constexpr bool kHeldWeight = kSm90OrNewer && kAligned && kVectors == 2 && kCentre &&
                                sizeof(T) == 2 && sizeof(P) == sizeof(T);
+  // fp32 rows off the 16-byte grid: after the first pass a chunk of dy is needed only as
+  // g = dy * scale, which fits the same registers, so it is kept in their place and the dx pass
+  // loads no weight (there element by element). Measured with every fp32 row of up to 4
+  // vectors doing it (H100, book/results/runs/2026-11-27-h100-even-rounds/logs/y9-keep-g.log):
+  // fp32 4097 x 1025 RMSNorm backward 49.8-50.1% -> 58.5-59.2% of the copy roof, LayerNorm
+  // 45.0-45.4% -> 45.8-46.4%. Not for aligned rows, where it was mixed (fp32 2048 x 8192
+  // LayerNorm 1 point slower, 8192 x 4096 0.8 faster), nor 16-bit rows (g would be rounded to 16
+  // bits), nor the 8-vector kernel (fp32 RMSNorm past 8192 columns), which spills with it.
+  constexpr bool kKeepG = sizeof(T) == 4 && kVectors <= 4 && !kAligned;
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
   const bool has_weight = g.weight != nullptr;
@@ -294,6 +303,13 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       to_floats(in.dy[v], dy);
       add_chunk<kCentre>(x, dy, scale, in.mean, in.rstd, partial, dy_xhat[v],
                          dy_sum[kCentre ? v : 0]);
+      if constexpr (kKeepG) {
+        float g[kWidth];
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j)
+          g[j] = dy[j] * scale[j];
+        in.dy[v] = from_floats<T>(g);
+      }
     }
     RowInput<T, kVectors> next;
     if (kAhead && r + gridDim.x < g.rows) load_row(r + gridDim.x, next);
@@ -313,7 +329,13 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth];
-      scale_of(v, first, scale);
+      if constexpr (kKeepG) {
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j)
+          scale[j] = 1.0f;  // in.dy holds g = dy * scale already
+      } else {
+        scale_of(v, first, scale);
+      }
       Vector<T> more{};
       if (dresidual) more = load_chunk<kAligned>(dresidual, first, g.cols, dresidual_aligned);
       float x[kWidth], dy[kWidth], out[kWidth];
