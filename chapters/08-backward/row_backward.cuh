@@ -304,11 +304,11 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
       add_chunk<kCentre>(x, dy, scale, in.mean, in.rstd, partial, dy_xhat[v],
                          dy_sum[kCentre ? v : 0]);
       if constexpr (kKeepG) {
-        float g[kWidth];
+        float dy_scaled[kWidth];
 #pragma unroll
         for (int j = 0; j < kWidth; ++j)
-          g[j] = dy[j] * scale[j];
-        in.dy[v] = from_floats<T>(g);
+          dy_scaled[j] = dy[j] * scale[j];
+        in.dy[v] = from_floats<T>(dy_scaled);
       }
     }
     RowInput<T, kVectors> next;
