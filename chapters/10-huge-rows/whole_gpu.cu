@@ -6,7 +6,9 @@
 // every block of the GPU takes a part of one row, in registers and, past them, in shared
 // memory; the blocks combine their partial moments through global memory behind a grid-wide
 // barrier; and each block normalises its part from where it holds it. x is read once however
-// many rows the tensor has; rows are taken one after another.
+// many rows the tensor has; rows are taken one after another. Where the row fits the registers
+// alone (fp32, norm_whole_gpu_held), shared memory holds the parameters instead, read from DRAM
+// once for all the rows.
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
@@ -260,6 +262,120 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 }
 // [whole_gpu_kernel]
 
+// [whole_gpu_held]
+// The held form: fp32 rows on the 16-byte grid, nothing to add, at least kHeldFewestVectors and
+// at most kHeldVectors vectors a thread over every block the GPU holds at once. What changed
+// from the lean kernel: there the parameters (for LayerNorm weight and bias, as many bytes as
+// two rows) were read again for every row, and L2, with x and y streaming past, kept too few of
+// them: Nsight Compute counted 766 MB read from DRAM at LayerNorm 16 x 4194304, where the bytes
+// model reads 302 MB. Here each thread puts the parameters under its chunks into shared memory
+// once, before the first row, and reads them from there for every row; what does not fit (bias
+// past its first kSharedShifts vectors) comes from L2, asked to keep it, loaded while the block
+// waits at the barrier. Shared memory so no longer holds part of the row: the row lives in
+// registers alone, and the next row is not copied on chip ahead of time but prefetched into L2
+// (a 4 KiB bulk prefetch a vector a block, sm_90) once the block has read this one, so DRAM
+// streams it while the block waits at the barrier and stores; the block then loads it from L2.
+// Prefetched earlier (as soon as the row's loads are issued) or two rows ahead, two rows
+// outgrew what L2 keeps: 3 to 12 points of the copy roof lower; after the barrier, LayerNorm lost
+// 3 and RMSNorm gained 5. Measured against the lean kernel (H100, two rounds, book/results/runs/
+// 2026-11-27-h100-held-parameters/): fp32 LayerNorm 16 x 4194304 45.1-45.2% -> 71.7-71.9% (DRAM
+// reads 766 MB -> 319 MB), RMSNorm 65.4% -> 66.8%, LayerNorm 32 x 2097152 51.2% -> 60.3-60.4%;
+// at 4 vectors a thread (64 x 1048576) 6 points slower, hence kHeldFewestVectors.
+constexpr int kHeldVectors = 16;
+constexpr int kHeldFewestVectors = 6;  // fewer: the lean kernel (4 vectors measured slower here)
+constexpr int kSharedShifts = 11;      // 16 + 11 slots of 4 KiB a block: two blocks an H100 SM
+
+__device__ __forceinline__ void prefetch_to_l2(const void* global, unsigned int bytes) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(global), "r"(bytes) : "memory");
+#endif
+}
+
+template <bool kCentre>
+__global__ void __launch_bounds__(kWholeGpuThreads, 2)
+    norm_whole_gpu_held(const Tensors<float, float> t, Moments* parts, int vectors) {
+  using Kept = cuda::annotated_ptr<const float4, cuda::access_property::persisting>;
+  extern __shared__ float4 shared_words[];
+  float4* scales = shared_words;                              // kHeldVectors slots a thread
+  float4* shifts = shared_words + kHeldVectors * blockDim.x;  // kSharedShifts slots a thread
+  const cg::grid_group grid = cg::this_grid();
+  // Chunk v of the thread is chunk v * stride + offset of the row (chunks as float4), in 32
+  // bits: a row this form holds has fewer than 2^31 chunks.
+  const int offset = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int stride = static_cast<int>(gridDim.x * blockDim.x);
+  const int chunks = static_cast<int>(t.cols / 4);
+  auto slot = [&](int v) { return v * kWholeGpuThreads + static_cast<int>(threadIdx.x); };
+  const auto* weight = reinterpret_cast<const float4*>(t.weight);
+  const auto* bias = reinterpret_cast<const float4*>(t.bias);
+  const float one = t.weight_plus_one ? 1.0f : 0.0f;
+  for (int v = 0; v < vectors; ++v) {  // a thread fills and reads only its own slots
+    const int c = v * stride + offset;
+    if (c >= chunks) break;
+    if (weight != nullptr) {
+      const float4 w = Kept(weight + c)[0];
+      scales[slot(v)] = make_float4(w.x + one, w.y + one, w.z + one, w.w + one);
+    }
+    if (bias != nullptr && v < kSharedShifts) shifts[slot(v)] = Kept(bias + c)[0];
+  }
+  for (std::int64_t r = 0; r < t.rows; ++r) {
+    const auto* x = reinterpret_cast<const float4*>(t.x + r * t.x_stride);
+    float4 h[kHeldVectors];
+#pragma unroll
+    for (int v = 0; v < kHeldVectors; ++v) {
+      const int c = v * stride + offset;
+      if (v < vectors && c < chunks) h[v] = __ldcs(x + c);  // evict first: read once
+    }
+    Moments m{};
+#pragma unroll
+    for (int v = 0; v < kHeldVectors; ++v) {
+      if (v < vectors && v * stride + offset < chunks)
+        m = add_chunk<kCentre, true>(m, same_bits<Vector<float>>(h[v]), 0, 1);
+    }
+    m = device::block_reduce(m, device::welford_merge);
+    // Every thread of the block holds its chunks of row r: the block's chunks of row r + 1 into
+    // L2, thread v asking for vector v's 256.
+    const int prefetched =
+        static_cast<int>(threadIdx.x) * stride + static_cast<int>(blockIdx.x * blockDim.x);
+    if (r + 1 < t.rows && static_cast<int>(threadIdx.x) < vectors && prefetched < chunks) {
+      const int count = min(chunks - prefetched, static_cast<int>(blockDim.x));
+      prefetch_to_l2(x + t.x_stride / 4 + prefetched, static_cast<unsigned int>(count) * 16u);
+    }
+    float4 late_shifts[kHeldVectors - kSharedShifts];
+#pragma unroll
+    for (int i = 0; i < kHeldVectors - kSharedShifts; ++i) {
+      const int c = (kSharedShifts + i) * stride + offset;
+      late_shifts[i] = bias != nullptr && kSharedShifts + i < vectors && c < chunks
+                           ? Kept(bias + c)[0]
+                           : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    Moments* half = parts + (r % 2) * gridDim.x;  // as norm_whole_gpu
+    if (threadIdx.x == 0) half[blockIdx.x] = m;
+    grid.sync();
+    const ch07::Statistics s = statistics_of<kCentre>(
+        block_merge_parts_by_warps(half, static_cast<int>(gridDim.x)), t.cols, t.eps);
+    ch07::write_statistics(t, r, s, kCentre, ch07::Slice{offset, stride});
+    auto* y = reinterpret_cast<float4*>(t.y + r * t.y_stride);
+#pragma unroll
+    for (int v = 0; v < kHeldVectors; ++v) {
+      const int c = v * stride + offset;
+      if (v >= vectors || c >= chunks) continue;
+      const float4 scale =
+          weight != nullptr ? scales[slot(v)] : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+      float4 shift = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (v >= kSharedShifts) {
+        shift = late_shifts[v >= kSharedShifts ? v - kSharedShifts : 0];
+      } else if (bias != nullptr) {
+        shift = shifts[slot(v)];
+      }
+      __stcs(y + c, make_float4((h[v].x - s.mean) * s.rstd * scale.x + shift.x,
+                                (h[v].y - s.mean) * s.rstd * scale.y + shift.y,
+                                (h[v].z - s.mean) * s.rstd * scale.z + shift.z,
+                                (h[v].w - s.mean) * s.rstd * scale.w + shift.w));
+    }
+  }
+}
+// [whole_gpu_held]
+
 // How many blocks of a kernel each SM holds at once with s vectors a thread in its stash, for
 // s = 0 .. kMostStashVectors (0 once they no longer fit), and the SMs: asked of the occupancy
 // calculator once per kernel.
@@ -365,6 +481,43 @@ std::int64_t capacity(bool aligned) {
                  : capacity(residency<T, P, kCentre, kAdd, false, false>());
 }
 
+// The held form's grid for a row of @p chunks chunks: the fewest vectors a thread with which
+// every block resident at once holds it, and as few blocks as hold it with that many; vectors 0
+// where the form does not take the row (more than kHeldVectors, or fewer than
+// kHeldFewestVectors).
+struct HeldLayout {
+  int vectors = 0;
+  std::int64_t blocks = 0;
+  std::size_t shared = 0;
+};
+
+template <bool kCentre>
+HeldLayout held_layout_for(std::int64_t chunks) {
+  constexpr std::size_t kShared =
+      std::size_t{kHeldVectors + kSharedShifts} * kWholeGpuThreads * sizeof(float4);
+  static const std::int64_t resident = [] {
+    const auto kernel = norm_whole_gpu_held<kCentre>;
+    int device = 0, sms = 0, per_sm = 0;
+    NORMLAB_CHECK(cudaGetDevice(&device));
+    NORMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int most_shared = 0;
+    NORMLAB_CHECK(
+        cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (kShared > static_cast<std::size_t>(most_shared)) return std::int64_t{0};
+    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(kShared)));
+    NORMLAB_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWholeGpuThreads, kShared));
+    return std::min<std::int64_t>(std::int64_t{per_sm} * sms, kMostWholeGpuBlocks);
+  }();
+  if (resident == 0) return {};
+  const std::int64_t threads = resident * kWholeGpuThreads;
+  const std::int64_t vectors = (chunks + threads - 1) / threads;
+  if (vectors > kHeldVectors || vectors < kHeldFewestVectors) return {};
+  const std::int64_t per_block = vectors * kWholeGpuThreads;
+  return {static_cast<int>(vectors), (chunks + per_block - 1) / per_block, kShared};
+}
+
 }  // namespace
 
 std::size_t whole_gpu_scratch_bytes() {
@@ -398,7 +551,18 @@ void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks,
   auto launch = [&](auto kernel) {
     NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, t, parts, layout.stash_vectors));
   };
+  // The lean calls: the held form where it takes the row, else the lean kernel.
   if constexpr (kLean<T, P, kAdd, true>) {
+    if (aligned) {
+      const HeldLayout held = held_layout_for<kCentre>(chunks);
+      if (held.vectors > 0) {
+        config.gridDim = dim3(static_cast<unsigned int>(held.blocks));
+        config.dynamicSmemBytes = held.shared;
+        NORMLAB_CHECK(
+            cudaLaunchKernelEx(&config, norm_whole_gpu_held<kCentre>, t, parts, held.vectors));
+        return;
+      }
+    }
     if (layout.ahead) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, true>);
   }
   if (aligned) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, false>);

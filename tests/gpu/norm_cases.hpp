@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file norm_cases.hpp
 /// @brief What the chapter tests share: kernels looked up by name, grading with a printed
-/// scorecard, and (chapters 05 and 06) the padded, misaligned and in-place cases.
+/// scorecard, the parameter variants (chapters 09 and 10), and (chapters 05 and 06) the padded,
+/// misaligned and in-place cases.
 #pragma once
 
 #include "normlab_catch.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -34,6 +36,26 @@ inline void require_all_pass(const KernelEntry& kernel, const std::vector<Case>&
   card.print(std::cout);
   INFO(card.failed_cases());
   CHECK(card.all_passed());
+}
+
+/// A variant of a case: its name, and what it sets (false where it does not apply to the case's
+/// op).
+struct CaseVariant {
+  const char* name;
+  std::function<bool(Case&)> apply;
+};
+
+/// The parameter and output variants every forward kernel of chapters 09 and 10 must take:
+/// (1 + w), no parameters, a bias alone (LayerNorm), the statistics written.
+inline std::vector<CaseVariant> parameter_variants() {
+  return {
+      {"(1 + w)", [](Case& c) { return c.weight_plus_one = true, true; }},
+      {"no weight, no bias",
+       [](Case& c) { return c.shape.weight = false, c.shape.bias = false, true; }},
+      {"bias without weight",
+       [](Case& c) { return c.shape.weight = false, c.shape.bias = true, is_layernorm(c.op); }},
+      {"statistics", [](Case& c) { return c.statistics = true, true; }},
+  };
 }
 
 /// 19 rows of @p op, each width with pads 1, 3 and 8, aligned and misaligned by one element,

@@ -7,7 +7,6 @@
 #include "normlab_catch.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -93,11 +92,7 @@ TEST_CASE("narrow rows: row counts that end inside a block, and rows = 0", "[ch0
 
 TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, statistics",
           "[ch09]") {
-  struct Variant {
-    const char* name;
-    std::function<bool(Case&)> apply;  // false: does not apply to this op
-  };
-  const std::vector<Variant> variants = {
+  std::vector<norm_cases::CaseVariant> variants = {
       {"rows 16-byte strided", [](Case& c) { return c.pad = 8, true; }},
       {"odd stride: every row its own alignment", [](Case& c) { return c.pad = 5, true; }},
       {"misaligned by 1", [](Case& c) { return c.misalign = 1, true; }},
@@ -106,12 +101,6 @@ TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, s
       {"in place", [](Case& c) { return c.in_place = true, true; }},
       {"in place, misaligned, strided",
        [](Case& c) { return c.in_place = true, c.misalign = 5, c.pad = 3, true; }},
-      {"(1 + w)", [](Case& c) { return c.weight_plus_one = true, true; }},
-      {"no weight, no bias",
-       [](Case& c) { return c.shape.weight = false, c.shape.bias = false, true; }},
-      {"bias without weight",
-       [](Case& c) { return c.shape.weight = false, c.shape.bias = true, is_layernorm(c.op); }},
-      {"statistics", [](Case& c) { return c.statistics = true, true; }},
       {"eps = 1", [](Case& c) { return c.eps = 1.0f, true; }},
       {"rows shifted to mean 100",
        [](Case& c) {
@@ -120,9 +109,11 @@ TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, s
          return true;
        }},
   };
+  for (const norm_cases::CaseVariant& v : norm_cases::parameter_variants())
+    variants.push_back(v);
   std::uint64_t seed = 9700;
   for (Op op : kOps) {
-    for (const Variant& variant : variants) {
+    for (const norm_cases::CaseVariant& variant : variants) {
       std::vector<Case> cases;
       for (const DTypes& types : kDTypes) {
         for (std::int64_t rows : {5, 67}) {
