@@ -164,8 +164,9 @@ Choice choose(const Problem& p) {
                               "16-bit add + LayerNorm of 65 to 96 chunks, one row per block "
                               "(narrow32x3 cannot load its residual first)");
   }
+  const bool narrow = p.cols <= kNarrowCols;
   const bool wide_for_a_group = p.aligned && p.chunks > narrow32x3_most;
-  if (choice.config < 0 && p.cols <= kNarrowCols && !wide_for_a_group) {
+  if (choice.config < 0 && narrow && !wide_for_a_group) {
     choice = first_that_holds(
         {index_of("narrow8x2"), index_of("narrow32x2"), index_of("narrow16x5"),
          index_of("narrow32x3"), index_of("narrow8x2_any"), index_of("narrow32x2_any"),
@@ -177,7 +178,7 @@ Choice choose(const Problem& p) {
         {index_of("block1"), index_of("block2"), index_of("block8"), index_of("block4_any")}, 1024,
         "few rows (<= 64), a row split over up to 1024 threads");
   }
-  if (choice.config < 0 && wide_for_a_group && p.cols <= kNarrowCols) {
+  if (choice.config < 0 && narrow && wide_for_a_group) {
     choice = first_that_holds({index_of("block2_256x4")}, 256,
                               "many narrow rows of 97 to 256 aligned chunks, one row per block, "
                               "2 vectors a thread");
