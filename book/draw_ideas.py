@@ -716,7 +716,8 @@ def whole_gpu_panel(fig, top):
     fig.rect(legend_x, sm_y + 16, 12, 8, fill=REGISTER)
     fig.text(legend_x + 16, sm_y + 24, "registers", size=10)
     fig.rect(legend_x, sm_y + 30, 12, 8, fill=SHARED)
-    fig.text(legend_x + 16, sm_y + 38, "stash (shared)", size=10)
+    fig.text(legend_x + 16, sm_y + 38, "shared: stash", size=10)
+    fig.text(legend_x + 16, sm_y + 50, "or parameters", size=10)
     scratch_y = sm_y + math.ceil(H100_SMS / columns) * cell + 22
     fig.line(150, scratch_y - 20, 150, scratch_y - 2, arrow=True)
     fig.text(156, scratch_y - 8, "each block writes its partial", size=10, fill="#555")
@@ -731,18 +732,20 @@ def whole_gpu_panel(fig, top):
              fill=BARRIER)
     registers_mib = H100_SMS * REGISTERS_PER_SM * 4 / MIB
     shared_mib = H100_SMS * SHARED_BYTES_PER_SM / MIB
-    # whole_gpu.cu: blocks of 256 threads; an fp32 norm of aligned rows keeps 8 vectors of 16
-    # bytes a thread in registers, two blocks an SM.
-    held_mib = 2 * H100_SMS * 256 * 8 * 16 / MIB
-    y = scratch_y + 46
+    # whole_gpu.cu: blocks of 256 threads, two an SM, for fp32 rows on the 16-byte grid: the lean
+    # kernel keeps 8 vectors of 16 bytes a thread in registers, the held form up to 16.
+    lean_mib = 2 * H100_SMS * 256 * 8 * 16 / MIB
+    held_mib = 2 * H100_SMS * 256 * 16 * 16 / MIB
+    y = scratch_y + 42
     fig.text(60, y, f"{H100_SMS} SMs hold {registers_mib:.0f} MiB of registers and "
-             f"{shared_mib:.0f} MiB of shared memory; the kernel keeps {held_mib:.2f} MiB of an "
-             "fp32 row in registers", size=11)
-    fig.text(60, y + 15, f"(8 vectors a thread, 2 blocks an SM), so rows of 4194304 and 9437184 "
-             f"floats ({4194304 * 4 / MIB:.0f}, {9437184 * 4 / MIB:.0f} MiB) use the stash too. "
-             "Partials", size=11)
-    fig.text(60, y + 30, "merged in one order, read with __ldcg (L2, never a stale L1 line): "
-             "(count, mean, M2), Chan's formula (RMSNorm: mean 0).", size=11)
+             f"{shared_mib:.0f} MiB of shared memory. The lean kernel keeps {lean_mib:.2f} MiB "
+             "of an fp32 row", size=11)
+    fig.text(60, y + 14, f"in registers, the rest in the stash; the held form keeps up to "
+             f"{held_mib:.1f} MiB there (a {4194304 * 4 / MIB:.0f} MiB row whole)", size=11)
+    fig.text(60, y + 28, "and the parameters in shared memory, read once for all rows. Partials "
+             "merged in one order, read with __ldcg", size=11)
+    fig.text(60, y + 42, "(L2, never a stale L1 line): (count, mean, M2), Chan's formula "
+             "(RMSNorm: mean 0).", size=11)
 
 
 def split_panel(fig, top):
