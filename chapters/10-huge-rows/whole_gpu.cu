@@ -376,9 +376,9 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 }
 // [whole_gpu_held]
 
-// How many blocks of a kernel each SM holds at once with s vectors a thread in its stash, for
-// s = 0 .. kMostStashVectors (0 once they no longer fit), and the SMs: asked of the occupancy
-// calculator once per kernel.
+// How many blocks of a kernel each SM holds at once with s vectors a thread in its stash (the
+// held form: in its parameters' slots), for s = 0 .. kMostStashVectors (0 once they no longer
+// fit), and the SMs: asked of the occupancy calculator once per kernel.
 struct Residency {
   int register_vectors = 0;  // kRegisterVectors of the kernel
   bool ahead = false;        // the kernel copies the next row ahead (kAhead)
@@ -493,29 +493,16 @@ struct HeldLayout {
 
 template <bool kCentre>
 HeldLayout held_layout_for(std::int64_t chunks) {
-  constexpr std::size_t kShared =
-      std::size_t{kHeldVectors + kSharedShifts} * kWholeGpuThreads * sizeof(float4);
-  static const std::int64_t resident = [] {
-    const auto kernel = norm_whole_gpu_held<kCentre>;
-    int device = 0, sms = 0, per_sm = 0;
-    NORMLAB_CHECK(cudaGetDevice(&device));
-    NORMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    int most_shared = 0;
-    NORMLAB_CHECK(
-        cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (kShared > static_cast<std::size_t>(most_shared)) return std::int64_t{0};
-    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(kShared)));
-    NORMLAB_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWholeGpuThreads, kShared));
-    return std::min<std::int64_t>(std::int64_t{per_sm} * sms, kMostWholeGpuBlocks);
-  }();
-  if (resident == 0) return {};
-  const std::int64_t threads = resident * kWholeGpuThreads;
+  // Its shared memory is kSharedSlots 16-byte slots a thread, as a stash of that many vectors.
+  constexpr int kSharedSlots = kHeldVectors + kSharedShifts;
+  static const Residency r = residency_of(norm_whole_gpu_held<kCentre>, kHeldVectors, false);
+  const std::int64_t threads = launchable_blocks(r, kSharedSlots) * kWholeGpuThreads;
+  if (threads == 0) return {};
   const std::int64_t vectors = (chunks + threads - 1) / threads;
   if (vectors > kHeldVectors || vectors < kHeldFewestVectors) return {};
   const std::int64_t per_block = vectors * kWholeGpuThreads;
-  return {static_cast<int>(vectors), (chunks + per_block - 1) / per_block, kShared};
+  return {static_cast<int>(vectors), (chunks + per_block - 1) / per_block,
+          shared_bytes(r, kSharedSlots)};
 }
 
 }  // namespace
