@@ -105,10 +105,13 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
   const bool aligned = ch07::vectors_aligned(used);
   const std::int64_t chunks = ch07::most_chunks(used.x, used.x_stride, used.cols, sizeof(T));
   Gpu gpu = current_gpu();
-  if (gpu.cooperative) gpu.whole_gpu_chunks = whole_gpu_chunks<T, P, kCentre, kAdd>(aligned);
-  const Choice choice = path != nullptr
-                            ? forced_choice(fn, *path, chunks, aligned, gpu)
-                            : choose(chunks, aligned, kLeanWholeGpu<T, P, kAdd> && aligned, gpu);
+  const bool lean = kLeanWholeGpu<T, P, kAdd> && aligned;
+  if (gpu.cooperative) {
+    gpu.whole_gpu_chunks = whole_gpu_chunks<T, P, kCentre, kAdd>(aligned);
+    if (lean) gpu.held_chunks = whole_gpu_held_chunks<kCentre>();
+  }
+  const Choice choice = path != nullptr ? forced_choice(fn, *path, chunks, aligned, gpu)
+                                        : choose(chunks, aligned, lean, gpu);
   const std::size_t needed = choice.path == Path::whole_gpu ? whole_gpu_scratch_bytes()
                              : choice.path == Path::split   ? split_scratch_bytes(t.rows, chunks)
                                                             : 0;

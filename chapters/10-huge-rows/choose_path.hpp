@@ -53,6 +53,8 @@ struct Gpu {
   /// hold at once, each thread its vectors in registers and as many in shared
   /// memory as fit.
   std::int64_t whole_gpu_chunks = 0;
+  /// The narrowest row the whole-GPU kernel's held form takes, in chunks (lean calls; 0: none).
+  std::int64_t held_chunks = 0;
 };
 
 /// A cluster's shape: blocks of threads, each thread kClusterVectors chunks.
@@ -76,8 +78,8 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned);
 /// every tensor is on the 16-byte grid (every path loops over rows, so the choice is the row's
 /// alone). @p lean: the call takes the whole-GPU kernel's lean form (fp32 activations and
 /// parameters, rows on the grid, nothing to add: 8 vectors a thread in registers, two blocks an
-/// SM, the next row copied while the row is exchanged), which pays for its barrier on narrower
-/// rows than the others.
+/// SM, the next row copied while the row is exchanged; from @p gpu's held_chunks the held form),
+/// which pays for its barrier on narrower rows than the others.
 Choice choose(std::int64_t chunks, bool aligned, bool lean, const Gpu& gpu);
 
 /// Blocks the split kernels give each row of @p chunks chunks.

@@ -32,6 +32,12 @@ inline constexpr bool kLeanWholeGpu = !kAdd && std::is_same_v<T, float> && std::
 template <typename T, typename P, bool kCentre, bool kAdd>
 std::int64_t whole_gpu_chunks(bool aligned);
 
+/// The narrowest row, in chunks, the whole-GPU kernel's held form takes on the current GPU (lean
+/// calls on the 16-byte grid: kHeldFewestVectors vectors a thread in whole_gpu.cu); 0 where its
+/// shared memory does not fit.
+template <bool kCentre>
+std::int64_t whole_gpu_held_chunks();
+
 /// The row over every SM, one row at a time; @p chunks the chunks of a row, at most
 /// whole_gpu_chunks(). Uses whole_gpu_scratch_bytes() of @p scratch.
 template <typename T, typename P, bool kCentre, bool kAdd>

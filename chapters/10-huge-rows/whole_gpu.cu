@@ -491,18 +491,30 @@ struct HeldLayout {
   std::size_t shared = 0;
 };
 
+// Its shared memory is kSharedSlots 16-byte slots a thread, as a stash of that many vectors.
+constexpr int kSharedSlots = kHeldVectors + kSharedShifts;
+
+template <bool kCentre>
+const Residency& held_residency() {
+  static const Residency r = residency_of(norm_whole_gpu_held<kCentre>, kHeldVectors, false);
+  return r;
+}
+
+// Threads of every block of the held form resident at once (0: its shared memory does not fit).
+template <bool kCentre>
+std::int64_t held_threads() {
+  return launchable_blocks(held_residency<kCentre>(), kSharedSlots) * kWholeGpuThreads;
+}
+
 template <bool kCentre>
 HeldLayout held_layout_for(std::int64_t chunks) {
-  // Its shared memory is kSharedSlots 16-byte slots a thread, as a stash of that many vectors.
-  constexpr int kSharedSlots = kHeldVectors + kSharedShifts;
-  static const Residency r = residency_of(norm_whole_gpu_held<kCentre>, kHeldVectors, false);
-  const std::int64_t threads = launchable_blocks(r, kSharedSlots) * kWholeGpuThreads;
+  const std::int64_t threads = held_threads<kCentre>();
   if (threads == 0) return {};
   const std::int64_t vectors = (chunks + threads - 1) / threads;
   if (vectors > kHeldVectors || vectors < kHeldFewestVectors) return {};
   const std::int64_t per_block = vectors * kWholeGpuThreads;
   return {static_cast<int>(vectors), (chunks + per_block - 1) / per_block,
-          shared_bytes(r, kSharedSlots)};
+          shared_bytes(held_residency<kCentre>(), kSharedSlots)};
 }
 
 }  // namespace
@@ -515,6 +527,14 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 std::int64_t whole_gpu_chunks(bool aligned) {
   return capacity<T, P, kCentre, kAdd>(aligned);
 }
+
+template <bool kCentre>
+std::int64_t whole_gpu_held_chunks() {
+  const std::int64_t threads = held_threads<kCentre>();
+  return threads > 0 ? (kHeldFewestVectors - 1) * threads + 1 : 0;
+}
+template std::int64_t whole_gpu_held_chunks<false>();
+template std::int64_t whole_gpu_held_chunks<true>();
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks, Scratch scratch,

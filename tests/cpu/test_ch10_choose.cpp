@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10's decisions on the CPU: the smallest cluster that holds a row, and the path on
 // both sides of each boundary (a cluster's capacity, clusters on the GPU or not, the whole
-// GPU's capacity, half of it and, for the lean kernel, a fifth; cooperative launches or not).
+// GPU's capacity, half of it and, for the lean kernel, a fifth or the held form's narrowest row;
+// cooperative launches or not).
 #include "normlab_catch.hpp"
 
 #include "choose_path.hpp"
@@ -57,6 +58,16 @@ TEST_CASE("choose: a cluster, else the whole GPU, else a split row", "[ch10]") {
   CHECK(path(1'048'576, true, hopper, true) == Path::whole_gpu);  // fp32 16 x 4194304
   CHECK(path(2'400'000, true, hopper, true) == Path::whole_gpu);
   CHECK(path(2'400'001, true, hopper, true) == Path::split);
+  // ... and wherever the held form takes the row, below that fifth too.
+  Gpu held = hopper;
+  held.held_chunks = 337'921;
+  CHECK(path(337'920, true, held, true) == Path::split);
+  CHECK(path(337'921, true, held, true) == Path::whole_gpu);
+  CHECK(path(479'999, true, held, true) == Path::whole_gpu);
+  CHECK(path(337'921, true, held) == Path::split);  // not a lean call
+  CHECK(path(2'400'001, true, held, true) == Path::split);
+  held.cooperative = false;
+  CHECK(path(337'921, true, held, true) == Path::split);
   // Without clusters, rows a cluster would hold are split; without cooperative launches, all.
   CHECK(path(8192, true, ampere) == Path::split);
   CHECK(choose(8192, true, false, ampere).why.find("no clusters") != std::string::npos);
