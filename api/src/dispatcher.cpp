@@ -104,15 +104,25 @@ namespace {
 //     chapter 07's 8.6 us.
 //  4. few rows (<= 64) wider than chapter 07's registers hold (more than 3072 chunks of 16
 //     bytes, 2048 off the 16-byte grid): chapter 10. Chapter 07 streams such a row through one
-//     block, so a few of them leave most SMs idle: 16 x 4194304 fp32 LayerNorm 39.6% of the copy
-//     roof against 6.5%, 2 x 9437184 43.4% against 1.1%. With many such rows chapter 07's blocks
+//     block, so a few of them leave most SMs idle: 16 x 4194304 fp32 LayerNorm 71.7% of the copy
+//     roof against 6.5%, 2 x 9437184 58.8% against 1.1%. With many such rows chapter 07's blocks
 //     fill the GPU and it stays: 512 x 65536 bf16 LayerNorm 41.0% against chapter 10's cluster
-//     at 35.3% (RMSNorm 54.7% against 60.3%, add + RMSNorm level).
+//     at 35.3% (RMSNorm 54.7% against 60.3%, add + RMSNorm level), until rules 6 and 7.
 //  5. many rows of at most 1024 aligned 16-byte chunks (8192 bf16 columns): chapter 09's block
 //     per row with its register cap sized to the block (its table's rule 3). 4096 x 8192 bf16
 //     add + LayerNorm: 87.3% against chapter 07's 70.9%, add + RMSNorm 92.7% against 87.8%
 //     (H100, 2026-11-25, one device call).
-//  6. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
+//  6. many rows on the 16-byte grid of a MiB or more (65536 chunks: 262144 fp32 or 524288
+//     16-bit columns, wider than a cluster holds): chapter 10, whose chooser takes the whole GPU
+//     or the split row. H100, 2026-11-27 (normlab tour, chapter 10's choice against chapter
+//     07's): fp32 512 x 262144 LayerNorm 62.9% against 46.8%, RMSNorm 63.2% against 62.4%,
+//     add + LayerNorm 75.8% against 63.4%, add + RMSNorm 78.6% against 76.6%; fp32 128 x
+//     1048576 56.5% against 35.7%, 59.0% against 48.9%, 69.4% against 52.6%, 75.8% against
+//     66.1%; bf16 128 x 1048576 42.1% against 25.9%, 49.1% against 41.2%, 60.9% against 38.9%,
+//     65.6% against 52.3%; fp32 100 x 2097152 LayerNorm 61.0% against 30.9%. Narrower, chapter
+//     07 can win: bf16 256 x 262152 (32769 chunks) add + RMSNorm 65.2% against chapter 10's
+//     42.5%, add + LayerNorm 53.2% against 52.7%.
+//  7. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
 //     cluster entry, which refuses GPUs without clusters and rows wider than it holds (chapter
 //     07 then runs them, as the op's default). Since its exchange pushes sums by st.async
 //     (2026-11-26, one device call, the chapter's cluster beside chapter 07): 512 x 65536 bf16
@@ -120,7 +130,7 @@ namespace {
 //     68.0%, add + LayerNorm 66.5% against 56.4%; fp32 256 x 65536 78.9% against 55.2%, 57.4%
 //     against 42.7%, 86.5% against 72.4%, 60.8% against 59.9%; fp32 1024 x 32768 RMSNorm 89.9%
 //     against 60.5%. (Before it, on an H200, fp32 rows stayed with chapter 07.)
-//  7. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
+//  8. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel
 // (chapter 07's, which takes any forward call) runs instead if it takes it, else the newest
@@ -151,6 +161,11 @@ bool few_wide_rows(const Facts& f) {
   return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
          f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
 }
+// A row of a MiB or more, in 16-byte chunks (rule 6).
+constexpr std::int64_t kHugeRowChunks = 65536;
+bool many_huge_rows(const Facts& f) {
+  return !backward(f) && f.problem.aligned && f.problem.chunks >= kHugeRowChunks;
+}
 bool many_wide_rows(const Facts& f) {
   return !backward(f) && f.problem.aligned && f.problem.chunks > ch07::most_register_chunks(true);
 }
@@ -180,6 +195,10 @@ constexpr Rule kRules[] = {
      "many rows of up to 1024 aligned 16-byte chunks: chapter 09's block per row, its registers "
      "capped for several blocks an SM (H100, 4096 x 8192 bf16 add + LayerNorm: 87.3% of the "
      "copy roof against chapter 07's 70.9%)"},
+    {"many huge rows", 10, many_huge_rows,
+     "many rows on the 16-byte grid of a MiB or more: chapter 10's choice, the whole GPU or the "
+     "split row (H100, 128 x 1048576 fp32 LayerNorm: 56.5% of the copy roof against chapter "
+     "07's 35.7%)"},
     {"many wide rows", 10, many_wide_rows,
      "many rows on the 16-byte grid, wider than one block's registers hold: chapter 10's "
      "cluster, the row in its blocks' shared memory (H100, 512 x 65536 bf16 RMSNorm: 81.4% of "

@@ -33,6 +33,8 @@ explain_is ch07_layernorm "off the 16-byte grid" --op layernorm --rows 8192 --co
   --misalign 1
 explain_is ch09_rmsnorm "(1 + w), in place" "${many[@]}" --cols 576 --gemma --in-place \
   --weight-dtype fp32
+explain_is ch10_layernorm "why:     many rows on the 16-byte grid of a MiB or more" \
+  --op layernorm --rows 128 --cols 1048576 --dtype fp32
 explain_is ch08_layernorm_backward "why:     backward" --op layernorm_backward --rows 9 \
   --cols 8192 --bias --dresidual
 expect "$normlab" 2 "ch08_layernorm_backward: rows wider than 8192" explain \

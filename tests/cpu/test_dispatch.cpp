@@ -197,6 +197,19 @@ TEST_CASE("many wide rows on the 16-byte grid go to chapter 10's cluster", "[dis
   call = full_call(Op::rmsnorm, 128, 262144);
   CHECK(kernel_for(call) == "ch07_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("refuses the call"));
+  // From a MiB a row (65536 chunks), chapter 10's own choice, for every forward op.
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    call = full_call(op, 128, 524288);
+    CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op));
+    CHECK_THAT(decided(call).why, Catch::Contains("a MiB or more"));
+    call = full_call(op, 65, 262144, DType::f32);
+    CHECK(kernel_for(call) == std::string("ch10_") + normlab::name_of(op));
+  }
+  call = full_call(Op::rmsnorm, 128, 524280);  // 65535 chunks: the cluster entry refuses
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  call = full_call(Op::rmsnorm, 128, 524288);  // off the 16-byte grid: chapter 07
+  call.x = address(Tensor::x, 2);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
   // A GPU without clusters (sm_80): the cluster entry refuses, chapter 07 runs it.
   call = full_call(Op::rmsnorm, 512, 65536);
   dispatch::validate(call);

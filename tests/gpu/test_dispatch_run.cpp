@@ -68,6 +68,7 @@ std::vector<Expected> cases() {
       {with(default_case(Op::add_layernorm, 200, 30000, DType::f16), 0, 8, true),
        has_clusters() ? "ch10_add_layernorm_cluster" : "ch07_add_layernorm"},
       {with(default_case(Op::rmsnorm, 65, 30000, DType::bf16), 1, 0, false), "ch07_rmsnorm"},
+      {with(default_case(Op::add_rmsnorm, 65, 262144, DType::f32), 0, 4, true), "ch10_add_rmsnorm"},
       {with(default_case(Op::rmsnorm, 2, 30000, DType::bf16), 0, 0, false), "ch10_rmsnorm"},
       {with(default_case(Op::add_layernorm, 3, 70001, DType::bf16), 1, 3, true),
        "ch10_add_layernorm"},
