@@ -123,13 +123,17 @@ namespace {
 //     07 can win: bf16 256 x 262152 (32769 chunks) add + RMSNorm 65.2% against chapter 10's
 //     42.5%, add + LayerNorm 53.2% against 52.7%.
 //  7. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
-//     cluster entry, which refuses GPUs without clusters and rows wider than it holds (chapter
-//     07 then runs them, as the op's default). Since its exchange pushes sums by st.async
-//     (2026-11-26, one device call, the chapter's cluster beside chapter 07): 512 x 65536 bf16
-//     RMSNorm 81.4% against 54.5%, LayerNorm 63.7% against 40.7%, add + RMSNorm 86.9% against
-//     68.0%, add + LayerNorm 66.5% against 56.4%; fp32 256 x 65536 78.9% against 55.2%, 57.4%
-//     against 42.7%, 86.5% against 72.4%, 60.8% against 59.9%; fp32 1024 x 32768 RMSNorm 89.9%
-//     against 60.5%. (Before it, on an H200, fp32 rows stayed with chapter 07.)
+//     cluster entry, which refuses GPUs without clusters and rows wider than it holds, 512 KiB
+//     (chapter 07 then runs them, as the op's default). It declared 131072 columns for every
+//     dtype until 2026-11-27, so 16-bit rows of 131073 to 262144 columns went to chapter 07:
+//     bf16 128 x 262144 RMSNorm 79.2% against 37.7%, LayerNorm 57.9% against 24.4%, add +
+//     RMSNorm 84.9% against 51.5%, add + LayerNorm 58.6% against 37.7% (H100, normlab tour). Since
+//     its exchange pushes sums by st.async (2026-11-26, one device call, the chapter's cluster
+//     beside chapter 07): 512 x 65536 bf16 RMSNorm 81.4% against 54.5%, LayerNorm 63.7%
+//     against 40.7%, add + RMSNorm 86.9% against 68.0%, add + LayerNorm 66.5% against 56.4%; fp32
+//     256 x 65536 78.9% against 55.2%, 57.4% against 42.7%, 86.5% against 72.4%, 60.8%
+//     against 59.9%; fp32 1024 x 32768 RMSNorm 89.9% against 60.5%. (Before it, on an H200, fp32
+//     rows stayed with chapter 07.)
 //  8. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ch10.cuh"
+#include "chunk_grid.hpp"
 #include "normlab/kernel.hpp"
 #include "typed_call.hpp"
 
@@ -43,7 +44,7 @@ std::vector<KernelEntry> entries() {
   // thread, after it (the split path reads x again in its second kernel, the same thread
   // reading chunk c before writing it). The cluster entries need sm_90, rows on the 16-byte
   // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
-  // block), and hold at most 32768 chunks (131072 fp32 columns, declared for every dtype); the
+  // block), and hold at most 32768 chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the
   // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
   // their launcher refuses them again, by name, if called directly.
   const Capabilities every_tensor = ch07::every_tensor();
@@ -74,7 +75,7 @@ std::vector<KernelEntry> entries() {
       if (p.path == Path::cluster) {
         can.min_compute_capability = 90;
         can.alignment_bytes = 16;
-        can.max_cols = cluster_chunks(true) * 4;
+        can.max_row_bytes = cluster_chunks(true) * ch07::kChunkBytes;
       }
       const Path path = p.path;
       entries.push_back(

@@ -40,6 +40,9 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   if (s.bias && !takes_bias(op)) return std::string(name_of(op)) + " has no bias";
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
+  if (can.max_row_bytes != 0 &&
+      s.cols * static_cast<std::int64_t>(size_of(s.dtype)) > can.max_row_bytes)
+    return "rows wider than " + std::to_string(can.max_row_bytes) + " bytes";
   if (can.max_rows != 0 && s.rows > can.max_rows)
     return "more than " + std::to_string(can.max_rows) + " rows";
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";

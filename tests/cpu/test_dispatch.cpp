@@ -193,10 +193,17 @@ TEST_CASE("many wide rows on the 16-byte grid go to chapter 10's cluster", "[dis
   call = full_call(Op::rmsnorm, 512, 65536);
   call.x = address(Tensor::x, 2);
   CHECK(kernel_for(call) == "ch07_rmsnorm");
-  // Wider than the cluster entry takes (131072 columns): it refuses, chapter 07 runs it.
+  // The widest rows the cluster entry takes: 512 KiB, 262144 16-bit or 131072 fp32 columns.
   call = full_call(Op::rmsnorm, 128, 262144);
+  CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
+  call = full_call(Op::rmsnorm, 128, 131072, DType::f32);
+  CHECK(kernel_for(call) == "ch10_rmsnorm_cluster");
+  // Wider: it refuses, chapter 07 runs it.
+  call = full_call(Op::rmsnorm, 128, 262152);
   CHECK(kernel_for(call) == "ch07_rmsnorm");
   CHECK_THAT(decided(call).why, Catch::Contains("refuses the call"));
+  call = full_call(Op::rmsnorm, 128, 131076, DType::f32);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
   // From a MiB a row (65536 chunks), chapter 10's own choice, for every forward op.
   for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
     call = full_call(op, 128, 524288);

@@ -31,6 +31,7 @@ Case base_case(const KernelEntry& kernel) {
   std::int64_t cols = 1031;
   if (kernel.can.max_cols != 0) cols = std::min(cols, kernel.can.max_cols);
   const auto element = static_cast<std::int64_t>(size_of(dtype));
+  if (kernel.can.max_row_bytes != 0) cols = std::min(cols, kernel.can.max_row_bytes / element);
   if (kernel.can.alignment_bytes > element) {
     const std::int64_t unit = kernel.can.alignment_bytes / element;  // elements per aligned unit
     cols = std::max(unit, cols / unit * unit);

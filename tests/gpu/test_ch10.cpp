@@ -47,8 +47,8 @@ Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint6
 }
 
 // Grades @p kernel on the cases it takes; the forced cluster entries declare rows on the
-// 16-byte grid of at most 131072 fp32 columns (entries.cpp) and refuse the others by name,
-// which the chapter's choice (path "") takes.
+// 16-byte grid of at most 512 KiB (131072 fp32 or 262144 16-bit columns; entries.cpp) and refuse
+// the others by name, which the chapter's choice (path "") takes.
 void require_taken_pass(const KernelEntry& kernel, const std::vector<Case>& cases) {
   std::vector<Case> taken;
   for (const Case& c : cases) {

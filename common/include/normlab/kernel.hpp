@@ -77,7 +77,10 @@ struct Capabilities {
   /// Bytes every pointer and row start must be aligned to, a power of two; 0 means the element
   /// size (the kernel checks alignment and falls back to narrower accesses itself).
   int alignment_bytes = 0;
-  std::int64_t max_cols = 0;       ///< widest row; 0 for any
+  std::int64_t max_cols = 0;  ///< widest row; 0 for any
+  /// Widest row in bytes of its dtype (cols x element size), for a kernel whose limit is storage,
+  /// not columns; 0 for any.
+  std::int64_t max_row_bytes = 0;
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
   bool residual_gradient = false;  ///< backward: adds NormCall::dresidual into dx
