@@ -131,15 +131,16 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       wide.shape.cols = kernel.can.max_cols + 1;
       expect(wide, false, "wider");
     }
-    for (DType dtype : kernel.can.dtypes) {  // a limit in bytes: each dtype's widest row, + 1
-      if (kernel.can.max_row_bytes == 0) break;
-      Case widest = base;
-      widest.shape.dtype = widest.shape.weight_dtype = dtype;
-      widest.shape.cols = kernel.can.max_row_bytes / static_cast<int>(normlab::size_of(dtype));
-      expect(widest, true, "");
-      Case wide = widest;
-      wide.shape.cols += 1;
-      expect(wide, false, "wider");
+    if (kernel.can.max_row_bytes != 0) {
+      for (DType dtype : kernel.can.dtypes) {  // a limit in bytes: each dtype's widest row, + 1
+        Case widest = base;
+        widest.shape.dtype = widest.shape.weight_dtype = dtype;
+        widest.shape.cols = kernel.can.max_row_bytes / static_cast<int>(normlab::size_of(dtype));
+        expect(widest, true, "");
+        Case wide = widest;
+        wide.shape.cols += 1;
+        expect(wide, false, "wider");
+      }
     }
   }
 }
