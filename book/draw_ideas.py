@@ -784,26 +784,38 @@ def ch10_huge_rows():
 
 # Chapter 11's decode example, 576 -> 960 (SmolLM2-135M), as fused.cu splits it: the cluster
 # kernel's 64-column tiles and K over up to 8 blocks in multiples of 16 rows (split_rows_for);
-# the warp split's 16-column strips and K in steps of 16 rows over 8 warps.
-CH11_K, CH11_N, CH11_STEP, CH11_WARPS = 576, 960, 16, 8
+# the warp split's blocks of one tile of 8 columns for all of K (4 tiles only at up to 16 tokens
+# through K past 1024, launch_warp_split) and K in units of 32 rows (kUnitRows, kPackRows) dealt
+# to 8 warps, up to 3 units a warp loaded at once (kUnits).
+CH11_K, CH11_N, CH11_FRAGMENT, CH11_WARPS = 576, 960, 16, 8
+CH11_TILE, CH11_UNIT, CH11_UNITS_A_WARP = 8, 32, 3
+# A lane's share of a unit of packed W*: one 16-byte load (8 rows of K of one column); a warp's
+# 32 lanes load the unit's W* as that many consecutive bytes (pack_doc, ch11.cuh).
+CH11_LANE_BYTES, CH11_WARP_LANES = 16, 32
 
 
 def ch11_k_split_panel(fig, top):
     """(b) Where K goes in the two fused kernels: over a cluster's blocks, or a block's warps."""
-    split_rows = -(-(-(-CH11_K // 8)) // CH11_STEP) * CH11_STEP
+    split_rows = -(-(-(-CH11_K // 8)) // CH11_FRAGMENT) * CH11_FRAGMENT
     blocks = -(-CH11_K // split_rows)
-    steps = CH11_K // CH11_STEP
+    units = -(-CH11_K // CH11_UNIT)
+    # One pass of the warps: every unit is among some warp's first CH11_UNITS_A_WARP, in flight
+    # at once.
+    assert units <= CH11_WARPS * CH11_UNITS_A_WARP
+    dealt = ", ".join(["w"] + [f"w + {i * CH11_WARPS}" for i in range(1, CH11_UNITS_A_WARP)])
     heading(fig, top, f"(b) The fused kernels, {CH11_K} → {CH11_N}: where K goes")
     for half, (title, tile, note) in enumerate([
             (f"cluster split: {CH11_N // 64} tiles of 64 columns × {blocks} blocks",
              64, [f"block k: rows [{split_rows}k, {split_rows}(k+1)) of K, on its own SM",
                   "sums added through DSMEM: two cluster barriers"]),
-            (f"warp split: {CH11_N // 16} strips of 16 columns × 1 block",
-             16, [f"warp w: steps w, w + 8, ... of {CH11_STEP} rows ({steps} steps), its own ring",
-                  "sums added in shared memory: one block barrier"])]):
+            (f"warp split: {-(-CH11_N // CH11_TILE)} tiles of {CH11_TILE} columns × 1 block",
+             CH11_TILE, [f"warp w: units {dealt} of {CH11_UNIT} rows, loaded at once",
+                         f"W* packed in the tensor cores' order: "
+                         f"{CH11_LANE_BYTES * CH11_WARP_LANES} B a warp a unit",
+                         "sums added in shared memory: one block barrier"])]):
         x0 = 20 + half * 375
         fig.text(x0, top + 22, title, size=11, weight="bold")
-        # W* as K (down) by N (across), the tile or strip highlighted, its K coloured by owner.
+        # W* as K (down) by N (across), the tile highlighted, its K coloured by owner.
         wx, wy, ww, wh = x0 + 10, top + 40, 120, 144
         fig.rect(wx, wy, ww, wh, fill=LIGHT, stroke=GREY)
         fig.text(wx + ww / 2, wy - 3, "W*: K × N", size=10, anchor="middle", fill="#555")
@@ -814,9 +826,10 @@ def ch11_k_split_panel(fig, top):
                 fig.rect(tx, wy + wh * k * split_rows / CH11_K, tw, wh * rows / CH11_K,
                          fill=THREAD[k], stroke="white", width=0.3)
         else:
-            for step in range(steps):
-                fig.rect(tx, wy + wh * step / steps, tw, wh / steps, fill=THREAD[step % CH11_WARPS],
-                         stroke="white", width=0.2)
+            for unit in range(units):
+                rows = min(CH11_UNIT, CH11_K - unit * CH11_UNIT)
+                fig.rect(tx, wy + wh * unit * CH11_UNIT / CH11_K, tw, wh * rows / CH11_K,
+                         fill=THREAD[unit % CH11_WARPS], stroke="white", width=0.2)
         # Where the owners run.
         sx, sy = wx + ww + 24, top + 46
         if half == 0:
@@ -826,15 +839,16 @@ def ch11_k_split_panel(fig, top):
             fig.line(sx + 104, sy, sx + 104, sy + 17 * blocks - 3, stroke=BARRIER, width=2.5)
             fig.text(sx + 110, sy + 60, "DSMEM", size=10, fill=BARRIER)
         else:
+            # Each warp's units, in its registers straight from L2: no shared memory on the way in.
             fig.rect(sx, sy - 4, 200, 17 * CH11_WARPS + 6, fill="none", stroke=GREY, dash="5,3")
-            fig.text(sx + 200, sy - 8, "one SM, one block", size=9, anchor="end", fill="#555")
+            fig.text(sx + 200, sy - 8, "one SM, one block; units in registers", size=9,
+                     anchor="end", fill="#555")
             for w in range(CH11_WARPS):
                 y = sy + w * 17
                 fig.box(sx + 4, y, 60, 14, f"warp {w}", fill=REGISTER, size=9, stroke=THREAD[w])
-                for slot in range(4):
-                    fig.rect(sx + 70 + slot * 16, y + 2, 14, 10, fill=SHARED, stroke=THREAD[w],
-                             width=0.6)
-            fig.text(sx + 140, sy + 10, "ring", size=9, fill="#555")
+                for i, unit in enumerate(range(w, units, CH11_WARPS)):
+                    fig.box(sx + 68 + i * 43, y, 40, 14, f"unit {unit}", fill=REGISTER, size=8,
+                            stroke=THREAD[w])
         for i, words in enumerate(note):
             fig.text(x0, top + 198 + 15 * i, words, size=11)
 

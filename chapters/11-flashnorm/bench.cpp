@@ -69,12 +69,14 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
   const Problem p = random_problem(tokens, k_cols, n_cols, seed);
   const std::vector<__half> folded = fold_weights_fp16(p.g, p.w, k_cols, n_cols);
   DeviceBuffer<__half> x = on_device(p.x), g = on_device(p.g), w = on_device(p.w),
-                       w_folded = on_device(folded);
+                       w_folded = on_device(folded),
+                       w_packed = on_device(pack_weights(folded, k_cols, n_cols));
   DeviceBuffer<__half> y(static_cast<std::size_t>(tokens * n_cols));
   NormLinear layer(norm,
                    {.g = g.data(),
                     .w = w.data(),
                     .w_folded = w_folded.data(),
+                    .w_packed = w_packed.data(),
                     .k_cols = k_cols,
                     .n_cols = n_cols,
                     .eps = p.eps},
@@ -109,14 +111,14 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
   for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
     const bool asked = std::find(options.fused_kernels.begin(), options.fused_kernels.end(),
                                  kernel) != options.fused_kernels.end();
-    const bool takes = kernel == FusedKernel::warp_split
-                           ? tokens <= kWarpSplitMaxRows
-                           : tokens <= kFusedMaxRows && fused_available();
+    const bool takes =
+        tokens <= kFusedMaxRows && (kernel == FusedKernel::warp_split || fused_available());
     KernelResult k{.kernel = kernel, .result = {.path = Path::fused, .ran = asked && takes}};
     if (k.result.ran) {
       verify_and_time(k.result, [&](cudaStream_t s) {
-        fused_rmsnorm_linear(kernel, x.data(), w_folded.data(), tokens, k_cols, n_cols, p.eps,
-                             y.data(), s);
+        fused_rmsnorm_linear(kernel, x.data(),
+                             {.row_major = w_folded.data(), .packed = w_packed.data()}, tokens,
+                             k_cols, n_cols, p.eps, y.data(), s);
       });
     }
     result.fused_kernels.push_back(k);

@@ -39,42 +39,61 @@ void row_rstd(const __half* x, std::int64_t rows, std::int64_t cols, float eps, 
 void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t cols,
                 cudaStream_t stream);
 
+// [pack_doc]
+/// The warp-split kernel reads W* packed in the order of the tensor cores' registers. An
+/// m16n8k16 multiply takes, in each lane, B's values of one column (lane / 4) at pairs of rows
+/// of K, and A's values of one row of x at the same pairs. The order of the 32 rows of K in a
+/// unit does not change the sum, so the kernel takes them permuted: lane l's share of a unit is
+/// rows 8 (l % 4) to 8 (l % 4) + 7, 16 consecutive bytes of x's row, and 16 consecutive bytes of
+/// the packed W*: tile j (8 columns), unit u, lane l hold W*[32u + 8 (l % 4) + e][8j + l / 4],
+/// e = 0..7, at element ((j · units + u) · 32 + l) · 8 + e. Rows past K and columns past N are
+/// zeros. Packing, like folding, happens once, offline.
+inline constexpr std::int64_t kPackRows = 32;  // rows of K a unit
+inline constexpr std::int64_t kPackCols = 8;   // columns a tile
+/// Halves of packed W*: K rounded up to 32 times N rounded up to 8.
+std::int64_t packed_size(std::int64_t k_rows, std::int64_t n_cols);
+/// W* (k_rows x n_cols, row-major) packed as above. std::invalid_argument naming the argument.
+std::vector<__half> pack_weights(const std::vector<__half>& w_folded, std::int64_t k_rows,
+                                 std::int64_t n_cols);
+// [pack_doc]
+
+/// W* on the device in both layouts the fused kernels read.
+struct FoldedWeights {
+  const __half* row_major = nullptr;  ///< K x N: the cluster kernel (and cuBLASLt)
+  const __half* packed = nullptr;     ///< pack_weights(): the warp-split kernel; 16-byte aligned
+};
+
 /// The fused path's two kernels (fused.cu). Both run on the tensor cores and sum each row's
 /// squares from the slice of x they multiply; they split K differently.
 enum class FusedKernel {
-  warp_split,     ///< over the 8 warps of one block, 16 columns a block; at most 16 tokens
+  warp_split,     ///< over the warps of one block, all of K a block, W* packed
   cluster_split,  ///< over the blocks of a thread-block cluster, 64 columns a block; needs clusters
 };
 
 /// "warp split", "cluster split".
 const char* name_of(FusedKernel kernel);
 
-/// The most tokens the warp-split kernel takes (one tensor-core tile of rows).
-inline constexpr std::int64_t kWarpSplitMaxRows = 16;
 // [fused_choice_rule]
-/// The largest weight (K · N) the warp-split kernel is chosen for. Its block reads its 16
-/// columns of W* through all of K on one SM, and at 16 tokens as many bytes of x again; the
-/// cluster kernel spreads K over 8 SMs and reads x once for 64 columns. Measured (H100,
-/// book/results/runs/2026-11-26-h100-ch11-split/threshold.txt, both kernels in one process at
-/// 1 and 16 tokens): warp split faster through 576 x 960 and 768 x 960, slower through
-/// 1024 x 960, 1536 x 960, 768 x 2560 at 16 tokens (7.64 against 6.33 us) and 2048 x 2560.
-inline constexpr std::int64_t kWarpSplitMostWeights = 768 * 960;
-
-/// The kernel fused_rmsnorm_linear runs: warp_split for at most kWarpSplitMaxRows tokens
-/// through at most kWarpSplitMostWeights weights, cluster_split otherwise.
+/// The kernel fused_rmsnorm_linear runs for a shape. Measured (H100,
+/// book/results/runs/2026-11-27-h100-ch11-packed/): the packed warp split is faster than the
+/// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through
+/// 2048 x 2560; the cluster kernel keeps more than 16 tokens through weights larger than
+/// kWarpSplitMostWeights, where each of the warp split's blocks would read all of x.
+inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
 // [fused_choice_rule]
 
-/// The fused decode kernel: y = diag(rstd(x)) · (x · w_folded), one launch, rows <= 64, by the
-/// kernel fused_kernel_for() picks. std::invalid_argument naming the argument (rows above
+/// The fused decode kernel: y = diag(rstd(x)) · (x · W*), one launch, rows <= 64, by the kernel
+/// fused_kernel_for() picks. std::invalid_argument naming the argument (rows above
 /// kFusedMaxRows, ...) before anything is launched.
-void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
+void fused_rmsnorm_linear(const __half* x, const FoldedWeights& w, std::int64_t rows,
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
                           cudaStream_t stream);
 /// The same by a named kernel (tests and the chapter program's comparison of the two):
-/// std::invalid_argument naming `rows` above 16 for warp_split, and `device` for cluster_split
-/// on a GPU without thread-block clusters (compute capability below 9.0).
-void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_folded,
+/// std::invalid_argument naming `w.packed` (null or not 16-byte aligned) for warp_split,
+/// `w.row_major` for cluster_split, and `device` for cluster_split on a GPU without
+/// thread-block clusters (compute capability below 9.0).
+void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeights& w,
                           std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
                           __half* y, cudaStream_t stream);
 

@@ -52,4 +52,39 @@ std::vector<__half> fold_weights_fp16(const std::vector<__half>& g, const std::v
   return folded;
 }
 
+// [pack]
+std::int64_t packed_size(std::int64_t k_rows, std::int64_t n_cols) {
+  return (k_rows + kPackRows - 1) / kPackRows * kPackRows * ((n_cols + kPackCols - 1) / kPackCols) *
+         kPackCols;
+}
+
+std::vector<__half> pack_weights(const std::vector<__half>& w_folded, std::int64_t k_rows,
+                                 std::int64_t n_cols) {
+  const char* fn = "ch11::pack_weights";
+  check_argument(k_rows > 0, fn, "k_rows", "must be positive");
+  check_argument(n_cols > 0, fn, "n_cols", "must be positive");
+  check_argument(w_folded.size() == static_cast<std::size_t>(k_rows * n_cols), fn, "w_folded",
+                 "must hold k_rows x n_cols values");
+  const std::int64_t units = (k_rows + kPackRows - 1) / kPackRows;
+  const std::int64_t tiles = (n_cols + kPackCols - 1) / kPackCols;
+  std::vector<__half> packed(static_cast<std::size_t>(packed_size(k_rows, n_cols)),
+                             __float2half_rn(0.0f));
+  // Lane l of a warp holds, for tile j and unit u, the 8 rows 32u + 8 (l % 4) + e of column
+  // 8j + l / 4, in 16 consecutive bytes; a warp's 32 lanes read 512 consecutive bytes.
+  for (std::int64_t j = 0; j < tiles; ++j) {
+    for (std::int64_t u = 0; u < units; ++u) {
+      for (std::int64_t lane = 0; lane < 32; ++lane) {
+        const std::int64_t n = j * kPackCols + lane / 4;
+        for (std::int64_t e = 0; e < 8; ++e) {
+          const std::int64_t k = u * kPackRows + lane % 4 * 8 + e;
+          if (k < k_rows && n < n_cols)
+            packed[((j * units + u) * 32 + lane) * 8 + e] = w_folded[k * n_cols + n];
+        }
+      }
+    }
+  }
+  return packed;
+}
+// [pack]
+
 }  // namespace normlab::ch11

@@ -3,23 +3,23 @@
 // 64 tokens. With so few rows the work is reading W* (K x N halves) once; the rows of x (at
 // most 64 x K halves) are read by every column tile from L2. The normalised activations never
 // exist: 1/RMS is a per-row scalar applied to the finished sums (proposition 2), and the sum of
-// squares it needs comes from the same staged x the product reads.
+// squares it needs comes from the same x the product reads.
 //
-// The product runs on tensor cores (wmma, 16 x 16 x 16 tiles of fp16 summed in fp32), so that
-// 64 tokens cost the same reads of W* as one. Operands are copied to shared memory
-// asynchronously (cp.async) into rings of slots, several ahead of the one being multiplied, so
-// a warp waits on memory about once, not once a stage. A layer has too few column tiles to
-// fill the GPU, so K is split too, two ways:
+// The product runs on tensor cores (16 x 16 tiles of tokens and K, fp16 summed in fp32), so
+// that 64 tokens cost the same reads of W* as one. A layer has too few column tiles to fill the
+// GPU, so K is split too, two ways:
 //
 // - Over the blocks of a thread-block cluster (chapter 10), fused_kernel: a block covers 64
 //   columns of W*, 16 a warp, the tokens padded to 16, 32 or 64 rows, its stages of 64 rows of
-//   W* shared by its four warps; each block sums its slice of K, then the cluster adds its
-//   blocks' sums through distributed shared memory, in rank order.
-// - Over the warps of one block, fused_warp_split_kernel, for at most 16 tokens through a small
-//   weight: a block covers 16 columns, each of its eight warps every eighth step of 16 rows of K,
-//   through a ring that only that warp fills and reads, so no warp waits for another until the
-//   block adds their sums once, in warp order. No cluster, no distributed shared memory: at one
-//   token through 576 -> 960 the cluster's exchange was 1.9 of a block's 3.4 us (H200 trace).
+//   W* and x copied to shared memory asynchronously (cp.async) into a ring, several ahead of
+//   the one wmma multiplies, and shared by its four warps; each block sums its slice of K,
+//   then the cluster adds its blocks' sums through distributed shared memory, in rank order.
+// - Over the warps of one block, fused_warp_split_kernel: a block covers 8 or 24 columns for
+//   all of K, each warp every so many units of 32 rows of K, read with W* packed in the order
+//   of the tensor cores' registers (pack_weights, ch11.cuh) straight into registers, no shared
+//   memory on the way in; the block adds its warps' sums once, in warp order. No cluster, no
+//   distributed shared memory: at one token through 576 -> 960 the cluster's exchange was 1.9
+//   of a block's 3.4 us (H200 trace).
 //
 // Either way the sums are added in a fixed order, so the result does not depend on which warp
 // or block finished first. Nothing is written to global memory but y, and nothing needs
@@ -286,124 +286,145 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
 // [fused_kernel]
 
 // [fused_warp_split]
-// The warp-split kernel's shape: a block of kSplitWarps warps covers kSplitCols columns of W*
-// for one tensor-core tile of tokens (16 rows), each warp through a ring of kSplitSlots steps of
-// 16 rows of K.
-constexpr int kSplitWarps = 8;
-constexpr int kSplitThreads = kSplitWarps * device::kWarpSize;
-constexpr int kSplitCols = kFragment;
-constexpr int kSplitRows = kFragment;
-constexpr int kSplitSlots = 4;
+// The warp-split kernel: a block covers kNB tiles of 8 columns of W* for all of K and up to
+// 16 * kMTiles tokens; its kSplitWarps warps take every kSplitWarps-th unit of 32 rows of K,
+// kUnits units a warp in flight at once. No shared memory on the way in: W* comes packed in the
+// order of the tensor cores' registers (pack_weights), so each lane's fragments of a unit are
+// one 16-byte load, and with K permuted the same way inside the unit, its fragments of x are
+// one 16-byte load a row, straight from global memory (L2) into registers. Then one block
+// barrier, and the block adds its warps' sums and sums of squares in warp order.
+//
+// What changed from the first warp split (16 columns a block, stages of W* and x copied into a
+// ring of shared memory and read back by ldmatrix): it read W* 32 bytes a row of K, waited for
+// its ring every step, and staged x whole for each 16 columns; it lost to the cluster kernel
+// through 2048 x 2560 and at 64 tokens (book/results/runs/2026-11-26-h100-ch11-split/).
+constexpr int kUnitRows = 32;  // rows of K a unit: two m16n8k16 steps
 
-// One warp's ring: slots of 16 rows of W* (kSplitCols wide) and 16 columns of x (16 rows);
-// once consumed, the same bytes hold the warp's sums.
-struct WarpRing {
-  static constexpr int kRowChunks = kFragment / kWidth;  // chunks across a slot's row, both
-  static_assert(kSplitRows * kRowChunks == device::kWarpSize && kSplitCols == kFragment,
-                "a lane copies one chunk of W* and one of x a step");
-  using WSlot = __half[kFragment][kSplitCols + kSkew];
-  using XSlot = __half[kSplitRows][kFragment + kSkew];
-  using Sums = float[kSplitRows][kSplitCols + kSumSkew];
-  static constexpr std::size_t kBytes =
-      (std::max(kSplitSlots * (sizeof(WSlot) + sizeof(XSlot)), sizeof(Sums)) + 127) / 128 * 128;
-
-  __device__ explicit WarpRing(unsigned char* memory)
-      : w(reinterpret_cast<WSlot*>(memory)),
-        x(reinterpret_cast<XSlot*>(memory + kSplitSlots * sizeof(WSlot))),
-        sums(*reinterpret_cast<Sums*>(memory)) {}
-  WSlot* w;
-  XSlot* x;
-  Sums& sums;
+template <int kMTiles, int kNB, int kSplitWarps>
+struct WarpSplit {
+  static constexpr int kTokens = kMTiles * kFragment;
+  static constexpr int kThreads = kSplitWarps * device::kWarpSize;
+  static constexpr int kSumCols = kNB * 8 + kSumSkew;
+  using Sums = float[kSplitWarps][kTokens][kSumCols];  // each warp's, in shared memory
+  static constexpr std::size_t kBytes = sizeof(Sums);
 };
 
-// Starts the lane's copies of the step at row k0 of K into slot `slot` of the warp's ring: one
-// chunk of W* (row k0 + lane / 2) and one of x (token lane / 2), zeros past K, N or the tokens.
-template <bool kAligned>
-__device__ void stage_step(const FusedCall& c, const WarpRing& ring, int slot, int lane,
-                           std::int64_t tile_col, std::int64_t k0) {
-  const int r = lane / WarpRing::kRowChunks;
-  const int col = lane % WarpRing::kRowChunks * kWidth;
-  if (k0 + r < c.k_cols) {
-    stage_chunk<kAligned>(&ring.w[slot][r][col], c.w + (k0 + r) * c.n_cols, tile_col + col,
-                          c.n_cols);
-  } else {
-    *reinterpret_cast<Vector<__half>*>(&ring.w[slot][r][col]) = Vector<__half>{};
-  }
-  if (r < c.rows) {
-    stage_chunk<kAligned>(&ring.x[slot][r][col], c.x + r * c.k_cols, k0 + col, c.k_cols);
-  } else {
-    *reinterpret_cast<Vector<__half>*>(&ring.x[slot][r][col]) = Vector<__half>{};
-  }
+// mma.sync m16n8k16, fp16 in, fp32 accumulated: c += a · b on one warp's fragments.
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint4& a_top, const uint4& a_bottom,
+                                          bool second_half, const uint4& b) {
+  const unsigned a0 = second_half ? a_top.z : a_top.x, a1 = second_half ? a_bottom.z : a_bottom.x;
+  const unsigned a2 = second_half ? a_top.w : a_top.y, a3 = second_half ? a_bottom.w : a_bottom.y;
+  const unsigned b0 = second_half ? b.z : b.x, b1 = second_half ? b.w : b.y;
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// A block: 16 columns of W* for up to 16 tokens, its warps each taking every kSplitWarps-th step
-// of K, kSplitSlots - 1 steps ahead in flight; __syncwarp, not __syncthreads, between steps.
-// Then one block barrier, and the block adds its warps' sums and sums of squares in warp order.
-template <bool kAligned>
-__global__ void __launch_bounds__(kSplitThreads) fused_warp_split_kernel(const FusedCall c) {
-  extern __shared__ __align__(128) unsigned char shared[];
-  __shared__ float row_squares[kSplitWarps][kSplitRows];
-  __shared__ float rstd[kSplitRows];
+template <int kMTiles, int kNB, int kSplitWarps, int kUnits, bool kAligned>
+__global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
+    fused_warp_split_kernel(const __half* __restrict__ x, const uint4* __restrict__ packed,
+                            __half* __restrict__ y, int rows, int k_cols, int n_cols, float eps) {
+  using Shape = WarpSplit<kMTiles, kNB, kSplitWarps>;
+  extern __shared__ __align__(16) unsigned char shared[];
+  auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
+  __shared__ float row_squares[kSplitWarps][Shape::kTokens];
+  __shared__ float rstd[Shape::kTokens];
   const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
-  const WarpRing ring(shared + warp * WarpRing::kBytes);
-  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kSplitCols;
-  const std::int64_t k_steps = (c.k_cols + kFragment - 1) / kFragment;
-  const int steps = warp < k_steps ? static_cast<int>((k_steps - 1 - warp) / kSplitWarps) + 1 : 0;
-  const auto k_of = [&](int s) {
-    return (static_cast<std::int64_t>(s) * kSplitWarps + warp) * kFragment;
-  };
-  wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float> acc;
-  wmma::fill_fragment(acc, 0.0f);
-  float squares = 0.0f;  // of the lane's chunks of x: token lane / 2
-
-  for (int s = 0; s < kSplitSlots - 1; ++s) {
-    if (s < steps) stage_step<kAligned>(c, ring, s, lane, tile_col, k_of(s));
-    __pipeline_commit();
+  const int group = lane / 4, quad = lane % 4;  // the fragments' row and column pair
+  const int units = (k_cols + kUnitRows - 1) / kUnitRows;
+  const int tiles = (n_cols + 7) / 8;
+  const int first_tile = static_cast<int>(blockIdx.x) * kNB;
+  float acc[kMTiles][kNB][4] = {};
+  float squares[kMTiles][2] = {};  // of rows group and group + 8 of each tile of tokens
+  for (int start = warp; start < units; start += kSplitWarps * kUnits) {
+    // Every load of the warp's kUnits units first, then the multiplies.
+    uint4 w[kUnits][kNB], xs[kUnits][kMTiles][2];
+#pragma unroll
+    for (int i = 0; i < kUnits; ++i) {
+      const int unit = start + i * kSplitWarps;
+      if (unit < units) {
+#pragma unroll
+        for (int b = 0; b < kNB; ++b) {
+          w[i][b] = first_tile + b < tiles
+                        ? __ldg(packed +
+                                (static_cast<std::size_t>(first_tile + b) * units + unit) *
+                                    device::kWarpSize +
+                                lane)
+                        : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+        for (int t = 0; t < kMTiles; ++t) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int m = t * kFragment + h * 8 + group;
+            const __half* row = x + static_cast<std::size_t>(m) * k_cols;
+            const int first = unit * kUnitRows + quad * kWidth;
+            if (m >= rows) {
+              xs[i][t][h] = make_uint4(0u, 0u, 0u, 0u);
+            } else if (kAligned) {  // K a multiple of 32: every chunk of a unit is in the row
+              xs[i][t][h] = __ldg(reinterpret_cast<const uint4*>(row + first));
+            } else {
+              xs[i][t][h] =
+                  device::same_bits<uint4>(device::load_chunk<false>(row, first, k_cols, false));
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kUnits; ++i) {
+      if (start + i * kSplitWarps < units) {
+#pragma unroll
+        for (int t = 0; t < kMTiles; ++t) {
+          device::accumulate_squares(squares[t][0], device::same_bits<Vector<__half>>(xs[i][t][0]));
+          device::accumulate_squares(squares[t][1], device::same_bits<Vector<__half>>(xs[i][t][1]));
+#pragma unroll
+          for (int b = 0; b < kNB; ++b) {
+            mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], false, w[i][b]);
+            mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], true, w[i][b]);
+          }
+        }
+      }
+    }
   }
-  for (int s = 0; s < steps; ++s) {
-    __pipeline_wait_prior(kSplitSlots - 2);
-    // The lane's copies of step s have landed; __syncwarp makes the other lanes' visible, and
-    // says every lane is done with step s - 1, whose slot the step kSplitSlots - 1 ahead refills.
-    __syncwarp();
-    const int ahead = s + kSplitSlots - 1;
-    if (ahead < steps)
-      stage_step<kAligned>(c, ring, ahead % kSplitSlots, lane, tile_col, k_of(ahead));
-    __pipeline_commit();
-    const int slot = s % kSplitSlots;
-    device::accumulate_squares(
-        squares,
-        *reinterpret_cast<const Vector<__half>*>(
-            &ring.x[slot][lane / WarpRing::kRowChunks][lane % WarpRing::kRowChunks * kWidth]));
-    wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> x;
-    wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> w;
-    wmma::load_matrix_sync(x, &ring.x[slot][0][0], kFragment + kSkew);
-    wmma::load_matrix_sync(w, &ring.w[slot][0][0], kSplitCols + kSkew);
-    wmma::mma_sync(acc, x, w, acc);
+#pragma unroll
+  for (int t = 0; t < kMTiles; ++t) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float total = device::group_sum<4>(squares[t][h]);  // the row's four lanes
+      if (quad == 0) row_squares[warp][t * kFragment + h * 8 + group] = total;
+    }
+#pragma unroll
+    for (int b = 0; b < kNB; ++b) {
+      float* top = &sums[warp][t * kFragment + group][b * 8 + 2 * quad];
+      float* bottom = &sums[warp][t * kFragment + group + 8][b * 8 + 2 * quad];
+      top[0] = acc[t][b][0];
+      top[1] = acc[t][b][1];
+      bottom[0] = acc[t][b][2];
+      bottom[1] = acc[t][b][3];
+    }
   }
-  __pipeline_wait_prior(0);
-  __syncwarp();  // every lane is done with the ring: the warp's sums take its place
-  wmma::store_matrix_sync(&ring.sums[0][0], acc, kSplitCols + kSumSkew, wmma::mem_row_major);
-  const float token_squares = device::group_sum<WarpRing::kRowChunks>(squares);
-  if (lane % WarpRing::kRowChunks == 0)
-    row_squares[warp][lane / WarpRing::kRowChunks] = token_squares;
   __syncthreads();
-  if (threadIdx.x < kSplitRows) {
+  if (static_cast<int>(threadIdx.x) < rows) {
     float total = 0.0f;
 #pragma unroll
     for (int w = 0; w < kSplitWarps; ++w)
       total += row_squares[w][threadIdx.x];
-    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
+    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(k_cols) + eps);
   }
   __syncthreads();
-  for (int o = static_cast<int>(threadIdx.x); o < kSplitRows * kSplitCols; o += kSplitThreads) {
-    const int m = o / kSplitCols, col = o % kSplitCols;
-    if (m >= c.rows || tile_col + col >= c.n_cols) continue;
+  const int first_col = first_tile * 8;
+  for (int o = static_cast<int>(threadIdx.x); o < rows * kNB * 8; o += Shape::kThreads) {
+    const int m = o / (kNB * 8), col = o % (kNB * 8);
+    if (first_col + col >= n_cols) continue;
     float sum = 0.0f;
 #pragma unroll
     for (int w = 0; w < kSplitWarps; ++w)
-      sum += WarpRing(shared + w * WarpRing::kBytes).sums[m][col];
-    c.y[m * c.n_cols + tile_col + col] = __float2half_rn(sum * rstd[m]);
+      sum += sums[w][m][col];
+    y[static_cast<std::size_t>(m) * n_cols + first_col + col] = __float2half_rn(sum * rstd[m]);
   }
 }
 // [fused_warp_split]
@@ -413,14 +434,37 @@ std::int64_t tiles_of(std::int64_t n_cols, int tile_cols) {
   return (n_cols + tile_cols - 1) / tile_cols;
 }
 
-template <bool kAligned>
-void launch_warp_split(const FusedCall& call, cudaStream_t stream) {
-  const auto kernel = fused_warp_split_kernel<kAligned>;
-  constexpr int bytes = kSplitWarps * WarpRing::kBytes;
-  NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  const auto tiles = static_cast<unsigned int>(tiles_of(call.n_cols, kSplitCols));
-  kernel<<<tiles, kSplitThreads, bytes, stream>>>(call);
+template <int kMTiles, int kNB, int kSplitWarps, int kUnits, bool kAligned>
+void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t stream) {
+  using Shape = WarpSplit<kMTiles, kNB, kSplitWarps>;
+  const auto kernel = fused_warp_split_kernel<kMTiles, kNB, kSplitWarps, kUnits, kAligned>;
+  NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(Shape::kBytes)));
+  const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kNB * 8));
+  kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(
+      call.x, packed, call.y, static_cast<int>(call.rows), static_cast<int>(call.k_cols),
+      static_cast<int>(call.n_cols), call.eps);
 }
+
+// [warp_split_shapes]
+// The warp split's block for a call. Up to 16 tokens through K past 1024: 3 tiles (24 columns)
+// a block, 16 warps of 4 units (2048 rows of K in flight at once); otherwise a tile a block, 8
+// warps of 3 units, and tokens padded to 16, 32 or 64. Measured on an H100, each beside the
+// others in one process (book/results/runs/2026-11-27-h100-ch11-packed/): 16 tokens through
+// 2048 x 2560, 3 tiles of 16 warps 6.2 us, 3 of 8 warps 6.5, 4 tiles of 8 or 16 warps 6.4 to
+// 6.6, 1 or 2 tiles 7.6 to 8.4 (107 blocks of 3 tiles leave fewer bytes to each SM than 80 of
+// 4, and 1 or 2 tiles take more blocks than the SMs hold at once); through 576 x 960 the
+// one-tile block within 0.15 us of the best at 1 and 16 tokens and the best at 64 (5.2 us
+// against 5.3 to 7.9).
+template <bool kAligned>
+void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t stream) {
+  if (call.rows <= 16 && call.k_cols > 1024)
+    return launch_warp_split<1, 3, 16, 4, kAligned>(call, packed, stream);
+  if (call.rows <= 16) return launch_warp_split<1, 1, 8, 3, kAligned>(call, packed, stream);
+  if (call.rows <= 32) return launch_warp_split<2, 1, 8, 3, kAligned>(call, packed, stream);
+  launch_warp_split<4, 1, 8, 3, kAligned>(call, packed, stream);
+}
+// [warp_split_shapes]
 
 // [fused_split]
 // Rows of W* a block multiplies: K over the portable cluster size, rounded up to the tensor
@@ -459,44 +503,53 @@ void launch(const FusedCall& call, cudaStream_t stream) {
 }  // namespace
 
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols) {
-  return rows <= kWarpSplitMaxRows && n_cols > 0 && k_cols <= kWarpSplitMostWeights / n_cols
+  return rows <= 16 || (n_cols > 0 && k_cols <= kWarpSplitMostWeights / n_cols)
              ? FusedKernel::warp_split
              : FusedKernel::cluster_split;
 }
 
 // [fused_launch]
-void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_folded,
+void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeights& w,
                           std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
                           __half* y, cudaStream_t stream) {
   const char* fn = "ch11::fused_rmsnorm_linear";
   check_argument(rows >= 0 && rows <= kFusedMaxRows, fn, "rows",
                  "must be in [0, 64]: the fused kernel is for decode-sized batches");
-  check_argument(kernel != FusedKernel::warp_split || rows <= kWarpSplitMaxRows, fn, "rows",
-                 "must be at most 16 for the warp-split kernel (one tensor-core tile of tokens)");
-  check_argument(k_cols > 0, fn, "k_cols", "must be positive");
-  check_argument(n_cols > 0 && tiles_of(n_cols, kSplitCols) <= 0x7fffffff, fn, "n_cols",
-                 "must be positive, at most 2^31 - 1 tiles of 16 columns");
+  constexpr std::int64_t kMostCols = std::int64_t{1} << 30;  // the kernels index in 32 bits
+  check_argument(k_cols > 0 && k_cols <= kMostCols, fn, "k_cols", "must be in [1, 2^30]");
+  check_argument(n_cols > 0 && n_cols <= kMostCols, fn, "n_cols", "must be in [1, 2^30]");
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
   if (rows == 0) return;
   check_argument(x != nullptr, fn, "x", "must not be null");
-  check_argument(w_folded != nullptr, fn, "w_folded", "must not be null");
+  if (kernel == FusedKernel::warp_split) {
+    check_argument(w.packed != nullptr && reinterpret_cast<std::uintptr_t>(w.packed) % 16 == 0, fn,
+                   "w.packed", "must be pack_weights()'s W*, 16-byte aligned");
+  } else {
+    check_argument(w.row_major != nullptr, fn, "w.row_major", "must not be null");
+  }
   check_argument(y != nullptr, fn, "y", "must not be null");
   check_argument(kernel != FusedKernel::cluster_split || has_clusters(), fn, "device",
                  "needs thread-block clusters (compute capability 9.0 or newer)");
   const FusedCall call{.x = x,
-                       .w = w_folded,
+                       .w = w.row_major,
                        .y = y,
                        .rows = rows,
                        .k_cols = k_cols,
                        .n_cols = n_cols,
                        .split_rows = split_rows_for(k_cols),
                        .eps = eps};
-  const bool aligned = k_cols % kWidth == 0 && n_cols % kWidth == 0 &&
-                       reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(w_folded) % 16 == 0;
+  const bool x_aligned = k_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
   if (kernel == FusedKernel::warp_split) {
-    aligned ? launch_warp_split<true>(call, stream) : launch_warp_split<false>(call, stream);
-  } else if (rows <= 16) {  // tokens padded to whole tensor-core tiles: 16, 32 or 64 rows
+    // The warp split's aligned instance reads whole units of x: K a multiple of 32.
+    const auto* packed = reinterpret_cast<const uint4*>(w.packed);
+    x_aligned&& k_cols % kPackRows == 0 ? launch_warp_split<true>(call, packed, stream)
+                                        : launch_warp_split<false>(call, packed, stream);
+    NORMLAB_CHECK_LAUNCH();
+    return;
+  }
+  const bool aligned =
+      x_aligned && n_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(w.row_major) % 16 == 0;
+  if (rows <= 16) {  // tokens padded to whole tensor-core tiles: 16, 32 or 64 rows
     aligned ? launch<16, true>(call, stream) : launch<16, false>(call, stream);
   } else if (rows <= 32) {
     aligned ? launch<32, true>(call, stream) : launch<32, false>(call, stream);
@@ -506,11 +559,11 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const __half* w_f
   NORMLAB_CHECK_LAUNCH();
 }
 
-void fused_rmsnorm_linear(const __half* x, const __half* w_folded, std::int64_t rows,
+void fused_rmsnorm_linear(const __half* x, const FoldedWeights& w, std::int64_t rows,
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
                           cudaStream_t stream) {
-  fused_rmsnorm_linear(fused_kernel_for(rows, k_cols, n_cols), x, w_folded, rows, k_cols, n_cols,
-                       eps, y, stream);
+  fused_rmsnorm_linear(fused_kernel_for(rows, k_cols, n_cols), x, w, rows, k_cols, n_cols, eps, y,
+                       stream);
 }
 // [fused_launch]
 

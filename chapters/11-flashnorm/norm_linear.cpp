@@ -19,8 +19,8 @@ NormLinear::NormLinear(NormFunction norm, const LayerWeights& weights, std::int6
   check_argument(most_rows > 0, fn, "most_rows", "must be positive");
   check_argument(weights.k_cols > 0, fn, "weights.k_cols", "must be positive");
   check_argument(weights.n_cols > 0, fn, "weights.n_cols", "must be positive");
-  check_argument(weights.g && weights.w && weights.w_folded, fn, "weights",
-                 "must give g, w and w_folded");
+  check_argument(weights.g && weights.w && weights.w_folded && weights.w_packed, fn, "weights",
+                 "must give g, w, w_folded and w_packed");
   check_argument(weights.eps > 0.0f, fn, "weights.eps", "must be positive");
 }
 
@@ -32,7 +32,7 @@ void NormLinear::run(Path path, const __half* x, std::int64_t rows, __half* y,
                  "must be in [0, most_rows] (" + std::to_string(most_rows_) + ")");
   check_argument(path != Path::fused || rows <= kFusedMaxRows, fn, "rows",
                  "must be at most 64 on the fused path");
-  const auto [g, w, w_folded, k, n, eps] = weights_;
+  const auto [g, w, w_folded, w_packed, k, n, eps] = weights_;
   switch (path) {
     case Path::plain: {
       // normlab's RMSNorm writes X̂ ⊙ g (rows x K) to memory; the GEMM reads it back.
@@ -55,7 +55,8 @@ void NormLinear::run(Path path, const __half* x, std::int64_t rows, __half* y,
       row_rstd(x, rows, k, eps, rstd_.data(), stream);
       return gemm_.row_scaled(x, w_folded, rstd_.data(), y, rows, k, n, stream);
     case Path::fused:
-      return fused_rmsnorm_linear(x, w_folded, rows, k, n, eps, y, stream);
+      return fused_rmsnorm_linear(x, {.row_major = w_folded, .packed = w_packed}, rows, k, n, eps,
+                                  y, stream);
   }
 }
 // [paths]

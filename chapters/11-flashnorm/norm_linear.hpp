@@ -24,11 +24,13 @@ namespace normlab::ch11 {
 /// chapters.
 using NormFunction = std::function<void(const NormCall&, cudaStream_t)>;
 
-/// The weights of one layer, on the device: g (K), W and W* = diag(g) · W (K x N), fp16.
+/// The weights of one layer, on the device: g (K), W and W* = diag(g) · W (K x N), fp16, and W*
+/// packed for the warp-split kernel (pack_weights).
 struct LayerWeights {
   const __half* g = nullptr;
   const __half* w = nullptr;
   const __half* w_folded = nullptr;
+  const __half* w_packed = nullptr;
   std::int64_t k_cols = 0;
   std::int64_t n_cols = 0;
   float eps = 1e-6f;

@@ -150,18 +150,59 @@ TEST_CASE("the dispatch table: fused only within 64 rows and on GPUs that can ru
       CHECK(choose_path(rows, k, n, false) != Path::fused);
     }
   }
+  // The measured picks of the paper's decode shapes (choose.hpp).
+  CHECK(choose_path(64, 576, 960, true) == Path::fused);
+  CHECK(choose_path(16, 2048, 2560, true) == Path::fused);
+  CHECK(choose_path(64, 2048, 2560, true) == Path::plain);
+  CHECK(choose_path(1, 4096, 6144, true) == Path::fused);
+  CHECK(choose_path(16, 4096, 6144, true) == Path::fused);
+  CHECK(choose_path(17, 4096, 6144, true) == Path::plain);
 }
 
-TEST_CASE("the fused path splits K over warps only for few tokens through a small weight",
+TEST_CASE("the fused path splits K over a cluster only for many tokens through a large weight",
           "[ch11]") {
   CHECK(fused_kernel_for(1, 576, 960) == FusedKernel::warp_split);
-  CHECK(fused_kernel_for(16, 768, 960) == FusedKernel::warp_split);
-  CHECK(fused_kernel_for(17, 576, 960) == FusedKernel::cluster_split);
-  CHECK(fused_kernel_for(64, 576, 960) == FusedKernel::cluster_split);
-  CHECK(fused_kernel_for(1, 1024, 960) == FusedKernel::cluster_split);
-  CHECK(fused_kernel_for(16, 768, 2560) == FusedKernel::cluster_split);
-  CHECK(fused_kernel_for(1, 2048, 2560) == FusedKernel::cluster_split);
-  static_assert(kWarpSplitMaxRows <= kFusedMaxRows);
+  CHECK(fused_kernel_for(64, 576, 960) == FusedKernel::warp_split);
+  CHECK(fused_kernel_for(64, 1024, 1024) == FusedKernel::warp_split);
+  CHECK(fused_kernel_for(64, 1024, 1025) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(16, 2048, 2560) == FusedKernel::warp_split);
+  CHECK(fused_kernel_for(17, 2048, 2560) == FusedKernel::cluster_split);
+  CHECK(fused_kernel_for(64, 2048, 2560) == FusedKernel::cluster_split);
+}
+
+TEST_CASE("packed W*: each lane's 16 bytes are 8 rows of K of one column, zeros past K and N",
+          "[ch11]") {
+  for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{64, 16}, {45, 11}, {1, 1}}) {
+    std::vector<__half> w(static_cast<std::size_t>(k * n));
+    for (std::size_t i = 0; i < w.size(); ++i)
+      w[i] = __float2half_rn(static_cast<float>(i + 1));  // every value distinct and non-zero
+    const std::vector<__half> packed = pack_weights(w, k, n);
+    const std::int64_t units = (k + 31) / 32, tiles = (n + 7) / 8;
+    REQUIRE(static_cast<std::int64_t>(packed.size()) == units * 32 * tiles * 8);
+    REQUIRE(packed_size(k, n) == units * 32 * tiles * 8);
+    std::int64_t values = 0;
+    for (std::int64_t j = 0; j < tiles; ++j) {
+      for (std::int64_t u = 0; u < units; ++u) {
+        for (std::int64_t lane = 0; lane < 32; ++lane) {
+          for (std::int64_t e = 0; e < 8; ++e) {
+            const std::int64_t row = 32 * u + 8 * (lane % 4) + e, col = 8 * j + lane / 4;
+            const float got = __half2float(packed[((j * units + u) * 32 + lane) * 8 + e]);
+            INFO(k << " x " << n << ": tile " << j << " unit " << u << " lane " << lane << " e "
+                   << e);
+            if (row < k && col < n) {
+              CHECK(got == __half2float(w[row * n + col]));
+              ++values;
+            } else {
+              CHECK(got == 0.0f);
+            }
+          }
+        }
+      }
+    }
+    CHECK(values == k * n);  // every value of W* once
+  }
+  CHECK_THROWS_WITH(pack_weights(std::vector<__half>(5), 2, 3), Catch::Contains("'w_folded'"));
+  CHECK_THROWS_WITH(pack_weights(std::vector<__half>(0), 0, 3), Catch::Contains("'k_rows'"));
 }
 
 TEST_CASE("the fold refuses shapes that do not match by name", "[ch11]") {

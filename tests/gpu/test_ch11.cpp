@@ -29,7 +29,7 @@ using namespace normlab::ch11;
 // One problem on the device with its layer.
 struct Setup {
   Problem p;
-  DeviceBuffer<__half> x, g, w, w_folded, y;
+  DeviceBuffer<__half> x, g, w, w_folded, w_packed, y;
   NormLinear layer;
 
   Setup(std::int64_t rows, std::int64_t k, std::int64_t n, std::uint64_t seed)
@@ -38,15 +38,19 @@ struct Setup {
         g(on_device(p.g)),
         w(on_device(p.w)),
         w_folded(on_device(fold_weights_fp16(p.g, p.w, k, n))),
+        w_packed(on_device(pack_weights(fold_weights_fp16(p.g, p.w, k, n), k, n))),
         y(static_cast<std::size_t>(rows * n)),
         layer([](const NormCall& c, cudaStream_t s) { normlab::run(c, s); },
               {.g = g.data(),
                .w = w.data(),
                .w_folded = w_folded.data(),
+               .w_packed = w_packed.data(),
                .k_cols = k,
                .n_cols = n,
                .eps = p.eps},
               rows) {}
+
+  FoldedWeights folded() const { return {.row_major = w_folded.data(), .packed = w_packed.data()}; }
 
   std::vector<__half> run(Path path) {
     y.poison();
@@ -104,15 +108,8 @@ TEST_CASE("both fused kernels on every padding of the tokens and tiny, odd shape
       for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
         INFO(rows << " x " << k << " -> " << n << ", " << name_of(kernel));
         s.y.poison();
-        const auto run = [&] {
-          fused_rmsnorm_linear(kernel, s.x.data(), s.w_folded.data(), rows, k, n, s.p.eps,
-                               s.y.data(), nullptr);
-        };
-        if (kernel == FusedKernel::warp_split && rows > kWarpSplitMaxRows) {
-          CHECK_THROWS_WITH(run(), Catch::Contains("'rows'") && Catch::Contains("16"));
-          continue;
-        }
-        run();
+        fused_rmsnorm_linear(kernel, s.x.data(), s.folded(), rows, k, n, s.p.eps, s.y.data(),
+                             nullptr);
         NORMLAB_CHECK(cudaDeviceSynchronize());
         std::vector<__half> got(s.y.size());
         s.y.download(got.data());
@@ -183,14 +180,20 @@ TEST_CASE("refusals name the argument and write nothing", "[ch11]") {
   CHECK_THROWS_WITH(s.layer.run(Path::plain, s.x.data(), 66, s.y.data(), nullptr),
                     Catch::Contains("'rows'"));
   CHECK_THROWS_WITH(
-      fused_rmsnorm_linear(s.x.data(), nullptr, 8, 576, 960, 1e-6f, s.y.data(), nullptr),
-      Catch::Contains("'w_folded'"));
+      fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), {.row_major = s.w_folded.data()}, 8,
+                           576, 960, 1e-6f, s.y.data(), nullptr),
+      Catch::Contains("'w.packed'"));
   CHECK_THROWS_WITH(
-      fused_rmsnorm_linear(s.x.data(), s.w_folded.data(), 8, 576, 960, 0.0f, s.y.data(), nullptr),
+      fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), {.packed = s.w_packed.data() + 1},
+                           8, 576, 960, 1e-6f, s.y.data(), nullptr),
+      Catch::Contains("'w.packed'") && Catch::Contains("aligned"));
+  CHECK_THROWS_WITH(
+      fused_rmsnorm_linear(FusedKernel::cluster_split, s.x.data(), {.packed = s.w_packed.data()}, 8,
+                           576, 960, 1e-6f, s.y.data(), nullptr),
+      Catch::Contains("'w.row_major'"));
+  CHECK_THROWS_WITH(
+      fused_rmsnorm_linear(s.x.data(), s.folded(), 8, 576, 960, 0.0f, s.y.data(), nullptr),
       Catch::Contains("'eps'"));
-  CHECK_THROWS_WITH(fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), s.w_folded.data(), 17,
-                                         576, 960, 1e-6f, s.y.data(), nullptr),
-                    Catch::Contains("'rows'") && Catch::Contains("warp-split"));
   CHECK_THROWS_WITH(row_rstd(s.x.data(), 4, 576, 0.0f, nullptr, nullptr),
                     Catch::Contains("'rstd'"));
   NORMLAB_CHECK(cudaDeviceSynchronize());
