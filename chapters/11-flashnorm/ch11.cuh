@@ -42,11 +42,11 @@ void scale_rows(__half* y, const float* scale, std::int64_t rows, std::int64_t c
 // [pack_doc]
 /// The warp-split kernel reads W* packed in the order of the tensor cores' registers. An
 /// m16n8k16 multiply takes, in each lane, B's values of one column (lane / 4) at pairs of rows
-/// of K, and A's values of one row of x at the same pairs. The order of the 32 rows of K in a
+/// of K, and A's values of two rows of x at the same pairs. The order of the 32 rows of K in a
 /// unit does not change the sum, so the kernel takes them permuted: lane l's share of a unit is
-/// rows 8 (l % 4) to 8 (l % 4) + 7, 16 consecutive bytes of x's row, and 16 consecutive bytes of
-/// the packed W*: tile j (8 columns), unit u, lane l hold W*[32u + 8 (l % 4) + e][8j + l / 4],
-/// e = 0..7, at element ((j · units + u) · 32 + l) · 8 + e. Rows past K and columns past N are
+/// rows 8 (l % 4) to 8 (l % 4) + 7, 16 consecutive bytes of each x row, and 16 consecutive
+/// bytes of the packed W*: tile j (8 columns), unit u, lane l hold W*[32u + 8 (l % 4) + e][8j + l /
+/// 4], e = 0..7, at element ((j · units + u) · 32 + l) · 8 + e. Rows past K and columns past N are
 /// zeros. Packing, like folding, happens once, offline.
 inline constexpr std::int64_t kPackRows = 32;  // rows of K a unit
 inline constexpr std::int64_t kPackCols = 8;   // columns a tile
@@ -76,9 +76,10 @@ const char* name_of(FusedKernel kernel);
 // [fused_choice_rule]
 /// The kernel fused_rmsnorm_linear runs for a shape. Measured (H100,
 /// book/results/runs/2026-11-27-h100-ch11-packed/): the packed warp split is faster than the
-/// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through
-/// 2048 x 2560; the cluster kernel keeps more than 16 tokens through weights larger than
-/// kWarpSplitMostWeights, where each of the warp split's blocks would read all of x.
+/// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through every
+/// weight measured (to 4096 x 6144); the cluster kernel keeps more than 16 tokens through
+/// weights larger than kWarpSplitMostWeights, where each of the warp split's blocks would read
+/// all of x.
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
 // [fused_choice_rule]
