@@ -92,8 +92,8 @@ void fused_rmsnorm_linear(const __half* x, const FoldedWeights& w, std::int64_t 
                           cudaStream_t stream);
 /// The same by a named kernel (tests and the chapter program's comparison of the two):
 /// std::invalid_argument naming `w.packed` (null or not 16-byte aligned) for warp_split,
-/// `w.row_major` for cluster_split, and `device` for cluster_split on a GPU without
-/// thread-block clusters (compute capability below 9.0).
+/// `w.row_major` for cluster_split, and `device` for warp_split below compute capability 8.0
+/// and for cluster_split on a GPU without thread-block clusters (below 9.0).
 void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeights& w,
                           std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
                           __half* y, cudaStream_t stream);

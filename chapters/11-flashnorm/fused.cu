@@ -326,6 +326,7 @@ template <int kMTiles, int kNB, int kSplitWarps, int kUnits, bool kAligned>
 __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
     fused_warp_split_kernel(const __half* __restrict__ x, const uint4* __restrict__ packed,
                             __half* __restrict__ y, int rows, int k_cols, int n_cols, float eps) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // mma.sync m16n8k16 needs sm_80
   using Shape = WarpSplit<kMTiles, kNB, kSplitWarps>;
   extern __shared__ __align__(16) unsigned char shared[];
   auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
@@ -426,6 +427,9 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
       sum += sums[w][m][col];
     y[static_cast<std::size_t>(m) * n_cols + first_col + col] = __float2half_rn(sum * rstd[m]);
   }
+#else
+  __trap();  // the launcher refuses GPUs before compute capability 8.0
+#endif
 }
 // [fused_warp_split]
 
@@ -530,6 +534,8 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
   check_argument(y != nullptr, fn, "y", "must not be null");
   check_argument(kernel != FusedKernel::cluster_split || has_clusters(), fn, "device",
                  "needs thread-block clusters (compute capability 9.0 or newer)");
+  check_argument(kernel != FusedKernel::warp_split || compute_capability() >= 80, fn, "device",
+                 "needs mma.sync m16n8k16 (compute capability 8.0 or newer)");
   const FusedCall call{.x = x,
                        .w = w.row_major,
                        .y = y,
