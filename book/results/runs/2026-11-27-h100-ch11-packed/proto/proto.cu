@@ -369,6 +369,118 @@ __global__ void __launch_bounds__(kW * 32) fused_v3(const __half* __restrict__ x
   cluster.sync();
 }
 
+// v4: v2 for up to 16 tokens with x brought into shared memory once per cluster of 2 blocks by
+// bulk copies multicast to both (each block copies half the rows), W* still straight into
+// registers.
+__device__ inline unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+template <int kNB, int kW, int kU>
+__global__ void __launch_bounds__(kW * 32) fused_v4(const __half* __restrict__ x,
+                                                     const uint4* __restrict__ wp,
+                                                     __half* __restrict__ y, int M, int K, int N,
+                                                     float eps) {
+  constexpr int kRows = 16, kRedCols = kNB * 8 + 4;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int ld = K + 8;  // halves a staged row of x
+  __half* xs = reinterpret_cast<__half*>(smem);
+  float* red = reinterpret_cast<float*>(smem + (size_t)kRows * ld * 2);
+  __shared__ __align__(8) unsigned long long bar;
+  __shared__ float sq_s[kW][kRows];
+  __shared__ float rstd_s[kRows];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int units = K / 32;
+  const int j0 = blockIdx.x * kNB;
+  const int tiles = N / 8;
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // W first: every unit of the warp requested before anything waits.
+  uint4 wv[kU][kNB];
+#pragma unroll
+  for (int i = 0; i < kU; ++i) {
+    const int u = warp + i * kW;
+#pragma unroll
+    for (int b = 0; b < kNB; ++b)
+      wv[i][b] = u < units && j0 + b < tiles ? __ldg(wp + ((size_t)(j0 + b) * units + u) * 32 + lane)
+                                             : make_uint4(0, 0, 0, 0);
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (threadIdx.x == 0) {
+    const unsigned bytes = (unsigned)(M * K * 2);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar)), "r"(bytes) : "memory");
+    for (int m = (int)rank; m < M; m += 2) {
+      asm volatile(
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+          "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(xs + m * ld)),
+          "l"(x + (size_t)m * K), "r"((unsigned)(K * 2)), "r"(smem_addr(&bar)), "h"((unsigned short)3)
+          : "memory");
+    }
+  }
+  {
+    unsigned done = 0;
+    while (!done) {
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done) : "r"(smem_addr(&bar)) : "memory");
+    }
+  }
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  float acc[kNB][4] = {};
+  float sq[2] = {};
+#pragma unroll
+  for (int i = 0; i < kU; ++i) {
+    const int u = warp + i * kW;
+    if (u < units) {
+      uint4 a = make_uint4(0, 0, 0, 0), c = make_uint4(0, 0, 0, 0);
+      if (g < M) a = *reinterpret_cast<const uint4*>(xs + g * ld + u * 32 + 8 * t);
+      if (g + 8 < M) c = *reinterpret_cast<const uint4*>(xs + (g + 8) * ld + u * 32 + 8 * t);
+      add_squares(sq[0], a);
+      add_squares(sq[1], c);
+#pragma unroll
+      for (int b = 0; b < kNB; ++b) {
+        mma16816(acc[b], a.x, c.x, a.y, c.y, wv[i][b].x, wv[i][b].y);
+        mma16816(acc[b], a.z, c.z, a.w, c.w, wv[i][b].z, wv[i][b].w);
+      }
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float s = sq[h];
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    s += __shfl_xor_sync(0xffffffffu, s, 2);
+    if (t == 0) sq_s[warp][g + 8 * h] = s;
+  }
+#pragma unroll
+  for (int b = 0; b < kNB; ++b) {
+    float* r = red + ((size_t)warp * kRows + g) * kRedCols + b * 8 + 2 * t;
+    r[0] = acc[b][0];
+    r[1] = acc[b][1];
+    r[8 * kRedCols] = acc[b][2];
+    r[8 * kRedCols + 1] = acc[b][3];
+  }
+  __syncthreads();
+  if (threadIdx.x < M) {
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kW; ++w) s += sq_s[w][threadIdx.x];
+    rstd_s[threadIdx.x] = rsqrtf(s / K + eps);
+  }
+  __syncthreads();
+  for (int o = threadIdx.x; o < M * kNB * 8; o += blockDim.x) {
+    const int m = o / (kNB * 8), c = o % (kNB * 8);
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kW; ++w) sum += red[((size_t)w * kRows + m) * kRedCols + c];
+    const int n = j0 * 8 + c;
+    if (n < N) y[(size_t)m * N + n] = __float2half_rn(sum * rstd_s[m]);
+  }
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
 __global__ void empty_kernel() {}
 
 template <typename F>
@@ -454,6 +566,29 @@ double run_v3(cudaStream_t st, const Shape& s, const __half* x, const uint4* wp,
   cl.val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3((s.N / 8 + kNB - 1) / kNB, kSplit);
+  cfg.blockDim = dim3(kW * 32);
+  cfg.dynamicSmemBytes = bytes;
+  cfg.stream = st;
+  cfg.attrs = &cl;
+  cfg.numAttrs = 1;
+  return time_graph(st, [&] {
+    CK(cudaLaunchKernelEx(&cfg, kernel, x, wp, y, s.M, s.K, s.N, 1e-6f));
+  });
+}
+
+template <int kNB, int kW, int kU>
+double run_v4(cudaStream_t st, const Shape& s, const __half* x, const uint4* wp, __half* y) {
+  auto kernel = fused_v4<kNB, kW, kU>;
+  const size_t bytes = (size_t)16 * (s.K + 8) * 2 + (size_t)kW * 16 * (kNB * 8 + 4) * 4;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  cudaLaunchAttribute cl{};
+  cl.id = cudaLaunchAttributeClusterDimension;
+  cl.val.clusterDim.x = 2;
+  cl.val.clusterDim.y = 1;
+  cl.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  const int blocks = (s.N / 8 + kNB - 1) / kNB;
+  cfg.gridDim = dim3((blocks + 1) / 2 * 2);
   cfg.blockDim = dim3(kW * 32);
   cfg.dynamicSmemBytes = bytes;
   cfg.stream = st;
@@ -563,13 +698,14 @@ int main(int argc, char** argv) {
         };
 #define V3(a, b, c, d, e) CK(cudaMemset(y, 0xff, (size_t)s.M * s.N * 2)); check("v3 " #a "," #b "," #c "," #d "," #e, run_v3<a, b, c, d, e>(st, s, x, wp, y));
         if (s.K == 2048 && s.M <= 16) {
-          V2(1, 4, 8, 8) repo("repo"); V2(1, 4, 8, 8) repo("repo");
+#define V4(b, c, d) CK(cudaMemset(y, 0xff, (size_t)s.M * s.N * 2)); check("v4 " #b "," #c "," #d, run_v4<b, c, d>(st, s, x, wp, y));
+          repo("repo"); V4(3, 16, 4) V4(4, 16, 4) V4(2, 16, 4) V4(3, 8, 8) repo("repo"); V4(3, 16, 4)
         } else if (s.K == 2048) {
           
         } else if (s.M <= 16) {
-          V2(1, 1, 8, 3) repo("repo"); V2(1, 1, 8, 3) repo("repo");
+          repo("repo");
         } else {
-          V2(4, 1, 8, 3) repo("repo"); V2(4, 1, 8, 3) repo("repo");
+          repo("repo");
         }
       }
       CK(cudaDeviceSynchronize());
