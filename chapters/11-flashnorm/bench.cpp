@@ -8,6 +8,7 @@
 #include "ch09.cuh"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
+#include "normlab/device.hpp"
 #include "reference.hpp"
 
 namespace normlab::ch11 {
@@ -112,7 +113,8 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
     const bool asked = std::find(options.fused_kernels.begin(), options.fused_kernels.end(),
                                  kernel) != options.fused_kernels.end();
     const bool takes =
-        tokens <= kFusedMaxRows && (kernel == FusedKernel::warp_split || fused_available());
+        tokens <= kFusedMaxRows &&
+        (kernel == FusedKernel::warp_split ? compute_capability() >= 80 : fused_available());
     KernelResult k{.kernel = kernel, .result = {.path = Path::fused, .ran = asked && takes}};
     if (k.result.ran) {
       verify_and_time(k.result, [&](cudaStream_t s) {

@@ -57,7 +57,8 @@ std::vector<__half> pack_weights(const std::vector<__half>& w_folded, std::int64
                                  std::int64_t n_cols);
 // [pack_doc]
 
-/// W* on the device in both layouts the fused kernels read.
+/// W* on the device in both layouts the fused kernels read, for the call's K and N (nothing
+/// checks that packed was packed for them).
 struct FoldedWeights {
   const __half* row_major = nullptr;  ///< K x N: the cluster kernel (and cuBLASLt)
   const __half* packed = nullptr;     ///< pack_weights(): the warp-split kernel; 16-byte aligned
@@ -77,9 +78,9 @@ const char* name_of(FusedKernel kernel);
 /// The kernel fused_rmsnorm_linear runs for a shape. Measured (H100,
 /// book/results/runs/2026-11-27-h100-ch11-packed/): the packed warp split is faster than the
 /// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through every
-/// weight measured (to 4096 x 6144); the cluster kernel keeps more than 16 tokens through
-/// weights larger than kWarpSplitMostWeights, where each of the warp split's blocks would read
-/// all of x.
+/// weight measured (to 4096 x 6144); at 64 tokens through 2048 x 2560 and 4096 x 6144 the
+/// cluster kernel is, as each of the warp split's blocks reads all of x. kWarpSplitMostWeights
+/// is a round number between the measured 576 x 960 and 2048 x 2560, not measured itself.
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
 // [fused_choice_rule]

@@ -32,7 +32,8 @@ inline constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 /// The table, as measured (H100, 2026-11-27, `ch11_flashnorm`, CUDA-graph replays; the book's
 /// Measured section has the 18 rows): the fused path (the packed warp split) is fastest up to 16
 /// tokens through every weight up to 4096 x 6144, and up to 64 tokens through weights up to
-/// 1024 x 1024 (576 x 960: 5.2 against 7.1 us); norm + cuBLAS everywhere else (at 64 tokens
+/// 1024 x 1024 (576 x 960: 5.2 against 7.1 us; 2048 x 2560 was slower, the bound between them
+/// is a round number); norm + cuBLAS everywhere else (at 64 tokens
 /// through 2048 x 2560 and 4096 x 6144 the fused kernels read x once for every few columns). The
 /// deferred path, whose row scale is a third launch on CUDA 13.0's cuBLASLt, is never fastest. A
 /// fused rule must keep most_rows <= kFusedMaxRows.

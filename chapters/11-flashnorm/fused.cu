@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
 // [fused_kernel]
 
 // [fused_warp_split]
-// The warp-split kernel: a block covers kNB tiles of 8 columns of W* for all of K and up to
+// The warp-split kernel: a block covers kTiles tiles of 8 columns of W* for all of K and up to
 // 16 * kMTiles tokens; its kSplitWarps warps take every kSplitWarps-th unit of 32 rows of K,
 // kUnits units a warp in flight at once. No shared memory on the way in: W* comes packed in the
 // order of the tensor cores' registers (pack_weights), so each lane's fragments of a unit are
@@ -294,22 +294,27 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
 // one 16-byte load a row, straight from global memory (L2) into registers. Then one block
 // barrier, and the block adds its warps' sums and sums of squares in warp order.
 //
-// What changed from the first warp split (16 columns a block, stages of W* and x copied into a
-// ring of shared memory and read back by ldmatrix): it read W* 32 bytes a row of K, waited for
-// its ring every step, and staged x whole for each 16 columns; it lost to the cluster kernel
-// through 2048 x 2560 and at 64 tokens (book/results/runs/2026-11-26-h100-ch11-split/).
-constexpr int kUnitRows = 32;  // rows of K a unit: two m16n8k16 steps
+// What changed from the first warp split (16 columns a block, at most 16 tokens, stages of W*
+// and x copied into a ring of shared memory and read back by ldmatrix): it read W* 32 bytes a
+// row of K and waited for its ring every step of 16 rows; it won through 576 x 960 and
+// 768 x 960 and lost to the cluster kernel through wider weights, 2048 x 2560 among them
+// (book/results/runs/2026-11-26-h100-ch11-split/).
+constexpr int kUnitRows = static_cast<int>(kPackRows);   // rows of K a unit: two m16n8k16 steps
+constexpr int kColsATile = static_cast<int>(kPackCols);  // columns of W* a tile: one m16n8k16
 
-template <int kMTiles, int kNB, int kSplitWarps>
+template <int kMTiles, int kTiles, int kSplitWarps>
 struct WarpSplit {
   static constexpr int kTokens = kMTiles * kFragment;
   static constexpr int kThreads = kSplitWarps * device::kWarpSize;
-  static constexpr int kSumCols = kNB * 8 + kSumSkew;
+  static constexpr int kSumCols = kTiles * kColsATile + kSumSkew;
   using Sums = float[kSplitWarps][kTokens][kSumCols];  // each warp's, in shared memory
   static constexpr std::size_t kBytes = sizeof(Sums);
 };
 
-// mma.sync m16n8k16, fp16 in, fp32 accumulated: c += a · b on one warp's fragments.
+// mma.sync m16n8k16, fp16 in, fp32 accumulated: c += a · b on one warp's fragments. A lane's
+// 16 bytes of a unit (of x's rows group and group + 8, and of W*) hold 8 rows of K: elements 0
+// to 3 are its share of the unit's first 16 rows (logical pairs 2 quad and 2 quad + 8), 4 to 7
+// of the second (second_half).
 __device__ __forceinline__ void mma_16816(float (&c)[4], const uint4& a_top, const uint4& a_bottom,
                                           bool second_half, const uint4& b) {
   const unsigned a0 = second_half ? a_top.z : a_top.x, a1 = second_half ? a_bottom.z : a_bottom.x;
@@ -322,12 +327,12 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint4& a_top, con
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-template <int kMTiles, int kNB, int kSplitWarps, int kUnits, bool kAligned>
+template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
 __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
     fused_warp_split_kernel(const __half* __restrict__ x, const uint4* __restrict__ packed,
                             __half* __restrict__ y, int rows, int k_cols, int n_cols, float eps) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // mma.sync m16n8k16 needs sm_80
-  using Shape = WarpSplit<kMTiles, kNB, kSplitWarps>;
+  using Shape = WarpSplit<kMTiles, kTiles, kSplitWarps>;
   extern __shared__ __align__(16) unsigned char shared[];
   auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
   __shared__ float row_squares[kSplitWarps][Shape::kTokens];
@@ -336,19 +341,19 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
   const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
   const int group = lane / 4, quad = lane % 4;  // the fragments' row and column pair
   const int units = (k_cols + kUnitRows - 1) / kUnitRows;
-  const int tiles = (n_cols + 7) / 8;
-  const int first_tile = static_cast<int>(blockIdx.x) * kNB;
-  float acc[kMTiles][kNB][4] = {};
+  const int tiles = (n_cols + kColsATile - 1) / kColsATile;
+  const int first_tile = static_cast<int>(blockIdx.x) * kTiles;
+  float acc[kMTiles][kTiles][4] = {};
   float squares[kMTiles][2] = {};  // of rows group and group + 8 of each tile of tokens
   for (int start = warp; start < units; start += kSplitWarps * kUnits) {
     // Every load of the warp's kUnits units first, then the multiplies.
-    uint4 w[kUnits][kNB], xs[kUnits][kMTiles][2];
+    uint4 w[kUnits][kTiles], xs[kUnits][kMTiles][2];
 #pragma unroll
     for (int i = 0; i < kUnits; ++i) {
       const int unit = start + i * kSplitWarps;
       if (unit < units) {
 #pragma unroll
-        for (int b = 0; b < kNB; ++b) {
+        for (int b = 0; b < kTiles; ++b) {
           w[i][b] = first_tile + b < tiles
                         ? __ldg(packed +
                                 (static_cast<std::size_t>(first_tile + b) * units + unit) *
@@ -383,7 +388,7 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
           device::accumulate_squares(squares[t][0], device::same_bits<Vector<__half>>(xs[i][t][0]));
           device::accumulate_squares(squares[t][1], device::same_bits<Vector<__half>>(xs[i][t][1]));
 #pragma unroll
-          for (int b = 0; b < kNB; ++b) {
+          for (int b = 0; b < kTiles; ++b) {
             mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], false, w[i][b]);
             mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], true, w[i][b]);
           }
@@ -399,9 +404,9 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
       if (quad == 0) row_squares[warp][t * kFragment + h * 8 + group] = total;
     }
 #pragma unroll
-    for (int b = 0; b < kNB; ++b) {
-      float* top = &sums[warp][t * kFragment + group][b * 8 + 2 * quad];
-      float* bottom = &sums[warp][t * kFragment + group + 8][b * 8 + 2 * quad];
+    for (int b = 0; b < kTiles; ++b) {
+      float* top = &sums[warp][t * kFragment + group][b * kColsATile + 2 * quad];
+      float* bottom = &sums[warp][t * kFragment + group + 8][b * kColsATile + 2 * quad];
       top[0] = acc[t][b][0];
       top[1] = acc[t][b][1];
       bottom[0] = acc[t][b][2];
@@ -409,6 +414,7 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
     }
   }
   __syncthreads();
+  // rows <= kTokens <= the block's threads: the launcher picks kMTiles from rows.
   if (static_cast<int>(threadIdx.x) < rows) {
     float total = 0.0f;
 #pragma unroll
@@ -417,9 +423,10 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
     rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(k_cols) + eps);
   }
   __syncthreads();
-  const int first_col = first_tile * 8;
-  for (int o = static_cast<int>(threadIdx.x); o < rows * kNB * 8; o += Shape::kThreads) {
-    const int m = o / (kNB * 8), col = o % (kNB * 8);
+  const int first_col = first_tile * kColsATile;
+  for (int o = static_cast<int>(threadIdx.x); o < rows * kTiles * kColsATile;
+       o += Shape::kThreads) {
+    const int m = o / (kTiles * kColsATile), col = o % (kTiles * kColsATile);
     if (first_col + col >= n_cols) continue;
     float sum = 0.0f;
 #pragma unroll
@@ -438,13 +445,13 @@ std::int64_t tiles_of(std::int64_t n_cols, int tile_cols) {
   return (n_cols + tile_cols - 1) / tile_cols;
 }
 
-template <int kMTiles, int kNB, int kSplitWarps, int kUnits, bool kAligned>
+template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
 void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t stream) {
-  using Shape = WarpSplit<kMTiles, kNB, kSplitWarps>;
-  const auto kernel = fused_warp_split_kernel<kMTiles, kNB, kSplitWarps, kUnits, kAligned>;
+  using Shape = WarpSplit<kMTiles, kTiles, kSplitWarps>;
+  const auto kernel = fused_warp_split_kernel<kMTiles, kTiles, kSplitWarps, kUnits, kAligned>;
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Shape::kBytes)));
-  const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kNB * 8));
+  const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kTiles * kColsATile));
   kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(
       call.x, packed, call.y, static_cast<int>(call.rows), static_cast<int>(call.k_cols),
       static_cast<int>(call.n_cols), call.eps);
@@ -548,8 +555,11 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
   if (kernel == FusedKernel::warp_split) {
     // The warp split's aligned instance reads whole units of x: K a multiple of 32.
     const auto* packed = reinterpret_cast<const uint4*>(w.packed);
-    x_aligned&& k_cols % kPackRows == 0 ? launch_warp_split<true>(call, packed, stream)
-                                        : launch_warp_split<false>(call, packed, stream);
+    if (x_aligned && k_cols % kPackRows == 0) {
+      launch_warp_split<true>(call, packed, stream);
+    } else {
+      launch_warp_split<false>(call, packed, stream);
+    }
     NORMLAB_CHECK_LAUNCH();
     return;
   }

@@ -96,12 +96,17 @@ TEST_CASE("every path matches the float64 reference on ragged shapes", "[ch11]")
 
 TEST_CASE("both fused kernels on every padding of the tokens and tiny, odd shapes", "[ch11]") {
   std::uint64_t seed = 1150;
-  for (std::int64_t rows : {1, 2, 15, 16, 17, 32, 33, 48, 63}) {
+  for (std::int64_t rows : {1, 2, 15, 16, 17, 32, 33, 48, 63, 64}) {
+    // K past 1024 at up to 16 tokens: the warp split's 3-tile block, its last block's tiles
+    // partly past N (136, 203, 201 columns), K on and off whole units of 32 rows.
     for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{1, 1},
                         {7, 9},
                         {33, 65},
                         {129, 63},
                         {1000, 130},
+                        {1032, 136},
+                        {1056, 203},
+                        {1100, 201},
                         {4096, 72}}) {
       Setup s(rows, k, n, seed++);
       const Reference ref = reference(s.p, sample_rows(rows, 64));
