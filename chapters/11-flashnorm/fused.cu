@@ -327,86 +327,120 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint4& a_top, con
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// What a launch of the warp split reads and writes (32-bit sizes: the launcher checks them).
+struct WarpSplitCall {
+  const __half* __restrict__ x;
+  const uint4* __restrict__ packed;
+  __half* __restrict__ y;
+  int rows, k_cols, n_cols;
+  float eps;
+};
+
+// Where a lane is: its warp, and its fragments' row (group) and column pair (quad).
+struct Lane {
+  int warp, lane, group, quad;
+  __device__ Lane()
+      : warp(static_cast<int>(threadIdx.x) / device::kWarpSize),
+        lane(static_cast<int>(threadIdx.x) % device::kWarpSize),
+        group(lane / 4),
+        quad(lane % 4) {}
+};
+
+// A warp's batch of kUnits units of 32 rows of K, in registers: each lane's 16 bytes of W* for
+// each of the block's tiles, and of x for its two rows of each tile of tokens.
+template <int kMTiles, int kTiles, int kUnits>
+struct UnitBatch {
+  uint4 w[kUnits][kTiles];
+  uint4 x[kUnits][kMTiles][2];
+};
+
+// Issues every load of the batch whose first unit is @p start (units start, start + warps, ...),
+// before any is used. Units past K are not loaded (and not multiplied); tiles past N and rows
+// past the last token are zeros.
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
-__global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
-    fused_warp_split_kernel(const __half* __restrict__ x, const uint4* __restrict__ packed,
-                            __half* __restrict__ y, int rows, int k_cols, int n_cols, float eps) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // mma.sync m16n8k16 needs sm_80
+__device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l, int units,
+                                           int tiles, int first_tile, int start,
+                                           UnitBatch<kMTiles, kTiles, kUnits>& batch) {
+#pragma unroll
+  for (int i = 0; i < kUnits; ++i) {
+    const int unit = start + i * kSplitWarps;
+    if (unit >= units) continue;
+#pragma unroll
+    for (int b = 0; b < kTiles; ++b) {
+      batch.w[i][b] = first_tile + b < tiles
+                          ? __ldg(c.packed +
+                                  (static_cast<std::size_t>(first_tile + b) * units + unit) *
+                                      device::kWarpSize +
+                                  l.lane)
+                          : make_uint4(0u, 0u, 0u, 0u);
+    }
+#pragma unroll
+    for (int t = 0; t < kMTiles; ++t) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = t * kFragment + h * 8 + l.group;
+        const __half* row = c.x + static_cast<std::size_t>(m) * c.k_cols;
+        const int first = unit * kUnitRows + l.quad * kWidth;
+        if (m >= c.rows) {
+          batch.x[i][t][h] = make_uint4(0u, 0u, 0u, 0u);
+        } else if (kAligned) {  // K a multiple of 32: every chunk of a unit is in the row
+          batch.x[i][t][h] = __ldg(reinterpret_cast<const uint4*>(row + first));
+        } else {
+          batch.x[i][t][h] =
+              device::same_bits<uint4>(device::load_chunk<false>(row, first, c.k_cols, false));
+        }
+      }
+    }
+  }
+}
+
+// The batch's multiplies, two a unit for each tile of columns and of tokens, and the squares of
+// x's rows from the same registers.
+template <int kMTiles, int kTiles, int kSplitWarps, int kUnits>
+__device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, kUnits>& batch,
+                                               int units, int start,
+                                               float (&acc)[kMTiles][kTiles][4],
+                                               float (&squares)[kMTiles][2]) {
+#pragma unroll
+  for (int i = 0; i < kUnits; ++i) {
+    if (start + i * kSplitWarps >= units) continue;
+#pragma unroll
+    for (int t = 0; t < kMTiles; ++t) {
+      const uint4 &top = batch.x[i][t][0], &bottom = batch.x[i][t][1];
+      device::accumulate_squares(squares[t][0], device::same_bits<Vector<__half>>(top));
+      device::accumulate_squares(squares[t][1], device::same_bits<Vector<__half>>(bottom));
+#pragma unroll
+      for (int b = 0; b < kTiles; ++b) {
+        mma_16816(acc[t][b], top, bottom, false, batch.w[i][b]);
+        mma_16816(acc[t][b], top, bottom, true, batch.w[i][b]);
+      }
+    }
+  }
+}
+
+// The block's finish: each warp parks its sums and its rows' sums of squares in shared memory;
+// after one barrier they are added in warp order, 1/RMS taken, and y written.
+template <int kMTiles, int kTiles, int kSplitWarps>
+__device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const Lane& l,
+                                                  int first_tile,
+                                                  const float (&acc)[kMTiles][kTiles][4],
+                                                  const float (&squares)[kMTiles][2]) {
   using Shape = WarpSplit<kMTiles, kTiles, kSplitWarps>;
   extern __shared__ __align__(16) unsigned char shared[];
   auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
   __shared__ float row_squares[kSplitWarps][Shape::kTokens];
   __shared__ float rstd[Shape::kTokens];
-  const int warp = static_cast<int>(threadIdx.x) / device::kWarpSize;
-  const int lane = static_cast<int>(threadIdx.x) % device::kWarpSize;
-  const int group = lane / 4, quad = lane % 4;  // the fragments' row and column pair
-  const int units = (k_cols + kUnitRows - 1) / kUnitRows;
-  const int tiles = (n_cols + kColsATile - 1) / kColsATile;
-  const int first_tile = static_cast<int>(blockIdx.x) * kTiles;
-  float acc[kMTiles][kTiles][4] = {};
-  float squares[kMTiles][2] = {};  // of rows group and group + 8 of each tile of tokens
-  for (int start = warp; start < units; start += kSplitWarps * kUnits) {
-    // Every load of the warp's kUnits units first, then the multiplies.
-    uint4 w[kUnits][kTiles], xs[kUnits][kMTiles][2];
-#pragma unroll
-    for (int i = 0; i < kUnits; ++i) {
-      const int unit = start + i * kSplitWarps;
-      if (unit < units) {
-#pragma unroll
-        for (int b = 0; b < kTiles; ++b) {
-          w[i][b] = first_tile + b < tiles
-                        ? __ldg(packed +
-                                (static_cast<std::size_t>(first_tile + b) * units + unit) *
-                                    device::kWarpSize +
-                                lane)
-                        : make_uint4(0u, 0u, 0u, 0u);
-        }
-#pragma unroll
-        for (int t = 0; t < kMTiles; ++t) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int m = t * kFragment + h * 8 + group;
-            const __half* row = x + static_cast<std::size_t>(m) * k_cols;
-            const int first = unit * kUnitRows + quad * kWidth;
-            if (m >= rows) {
-              xs[i][t][h] = make_uint4(0u, 0u, 0u, 0u);
-            } else if (kAligned) {  // K a multiple of 32: every chunk of a unit is in the row
-              xs[i][t][h] = __ldg(reinterpret_cast<const uint4*>(row + first));
-            } else {
-              xs[i][t][h] =
-                  device::same_bits<uint4>(device::load_chunk<false>(row, first, k_cols, false));
-            }
-          }
-        }
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < kUnits; ++i) {
-      if (start + i * kSplitWarps < units) {
-#pragma unroll
-        for (int t = 0; t < kMTiles; ++t) {
-          device::accumulate_squares(squares[t][0], device::same_bits<Vector<__half>>(xs[i][t][0]));
-          device::accumulate_squares(squares[t][1], device::same_bits<Vector<__half>>(xs[i][t][1]));
-#pragma unroll
-          for (int b = 0; b < kTiles; ++b) {
-            mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], false, w[i][b]);
-            mma_16816(acc[t][b], xs[i][t][0], xs[i][t][1], true, w[i][b]);
-          }
-        }
-      }
-    }
-  }
 #pragma unroll
   for (int t = 0; t < kMTiles; ++t) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const float total = device::group_sum<4>(squares[t][h]);  // the row's four lanes
-      if (quad == 0) row_squares[warp][t * kFragment + h * 8 + group] = total;
+      if (l.quad == 0) row_squares[l.warp][t * kFragment + h * 8 + l.group] = total;
     }
 #pragma unroll
     for (int b = 0; b < kTiles; ++b) {
-      float* top = &sums[warp][t * kFragment + group][b * kColsATile + 2 * quad];
-      float* bottom = &sums[warp][t * kFragment + group + 8][b * kColsATile + 2 * quad];
+      float* top = &sums[l.warp][t * kFragment + l.group][b * kColsATile + 2 * l.quad];
+      float* bottom = &sums[l.warp][t * kFragment + l.group + 8][b * kColsATile + 2 * l.quad];
       top[0] = acc[t][b][0];
       top[1] = acc[t][b][1];
       bottom[0] = acc[t][b][2];
@@ -415,25 +449,45 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
   }
   __syncthreads();
   // rows <= kTokens <= the block's threads: the launcher picks kMTiles from rows.
-  if (static_cast<int>(threadIdx.x) < rows) {
+  if (static_cast<int>(threadIdx.x) < c.rows) {
     float total = 0.0f;
 #pragma unroll
     for (int w = 0; w < kSplitWarps; ++w)
       total += row_squares[w][threadIdx.x];
-    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(k_cols) + eps);
+    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
   }
   __syncthreads();
   const int first_col = first_tile * kColsATile;
-  for (int o = static_cast<int>(threadIdx.x); o < rows * kTiles * kColsATile;
+  for (int o = static_cast<int>(threadIdx.x); o < c.rows * kTiles * kColsATile;
        o += Shape::kThreads) {
     const int m = o / (kTiles * kColsATile), col = o % (kTiles * kColsATile);
-    if (first_col + col >= n_cols) continue;
+    if (first_col + col >= c.n_cols) continue;
     float sum = 0.0f;
 #pragma unroll
     for (int w = 0; w < kSplitWarps; ++w)
       sum += sums[w][m][col];
-    y[static_cast<std::size_t>(m) * n_cols + first_col + col] = __float2half_rn(sum * rstd[m]);
+    c.y[static_cast<std::size_t>(m) * c.n_cols + first_col + col] = __float2half_rn(sum * rstd[m]);
   }
+}
+
+// A block: all of K for its kTiles tiles of columns, in batches of kUnits units a warp.
+template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
+__global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
+    fused_warp_split_kernel(const WarpSplitCall c) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // mma.sync m16n8k16 needs sm_80
+  const Lane l;
+  const int units = (c.k_cols + kUnitRows - 1) / kUnitRows;
+  const int tiles = (c.n_cols + kColsATile - 1) / kColsATile;
+  const int first_tile = static_cast<int>(blockIdx.x) * kTiles;
+  float acc[kMTiles][kTiles][4] = {};
+  float squares[kMTiles][2] = {};  // of rows group and group + 8 of each tile of tokens
+  for (int start = l.warp; start < units; start += kSplitWarps * kUnits) {
+    UnitBatch<kMTiles, kTiles, kUnits> batch;
+    load_units<kMTiles, kTiles, kSplitWarps, kUnits, kAligned>(c, l, units, tiles, first_tile,
+                                                               start, batch);
+    multiply_units<kMTiles, kTiles, kSplitWarps, kUnits>(batch, units, start, acc, squares);
+  }
+  finish_warp_split<kMTiles, kTiles, kSplitWarps>(c, l, first_tile, acc, squares);
 #else
   __trap();  // the launcher refuses GPUs before compute capability 8.0
 #endif
@@ -452,9 +506,14 @@ void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t 
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Shape::kBytes)));
   const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kTiles * kColsATile));
-  kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(
-      call.x, packed, call.y, static_cast<int>(call.rows), static_cast<int>(call.k_cols),
-      static_cast<int>(call.n_cols), call.eps);
+  const WarpSplitCall c{.x = call.x,
+                        .packed = packed,
+                        .y = call.y,
+                        .rows = static_cast<int>(call.rows),
+                        .k_cols = static_cast<int>(call.k_cols),
+                        .n_cols = static_cast<int>(call.n_cols),
+                        .eps = call.eps};
+  kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(c);
 }
 
 // [warp_split_shapes]
