@@ -8,7 +8,6 @@
 #include "ch09.cuh"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
-#include "normlab/device.hpp"
 #include "reference.hpp"
 
 namespace normlab::ch11 {
@@ -112,9 +111,7 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
   for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
     const bool asked = std::find(options.fused_kernels.begin(), options.fused_kernels.end(),
                                  kernel) != options.fused_kernels.end();
-    const bool takes =
-        tokens <= kFusedMaxRows &&
-        (kernel == FusedKernel::warp_split ? compute_capability() >= 80 : fused_available());
+    const bool takes = tokens <= kFusedMaxRows && fused_kernel_runs_here(kernel);
     KernelResult k{.kernel = kernel, .result = {.path = Path::fused, .ran = asked && takes}};
     if (k.result.ran) {
       verify_and_time(k.result, [&](cudaStream_t s) {

@@ -99,6 +99,11 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
                           std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
                           __half* y, cudaStream_t stream);
 
+/// Whether this GPU runs @p kernel: the warp split needs compute capability 8.0 (mma.sync
+/// m16n8k16), the cluster split thread-block clusters (9.0). fused_rmsnorm_linear refuses the
+/// others by name.
+bool fused_kernel_runs_here(FusedKernel kernel);
+
 /// Whether this GPU can run the fused path on every shape it takes (it has thread-block
 /// clusters, which the cluster-split kernel needs).
 bool fused_available();

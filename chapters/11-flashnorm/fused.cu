@@ -500,20 +500,13 @@ std::int64_t tiles_of(std::int64_t n_cols, int tile_cols) {
 }
 
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
-void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t stream) {
+void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
   using Shape = WarpSplit<kMTiles, kTiles, kSplitWarps>;
   const auto kernel = fused_warp_split_kernel<kMTiles, kTiles, kSplitWarps, kUnits, kAligned>;
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Shape::kBytes)));
   const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kTiles * kColsATile));
-  const WarpSplitCall c{.x = call.x,
-                        .packed = packed,
-                        .y = call.y,
-                        .rows = static_cast<int>(call.rows),
-                        .k_cols = static_cast<int>(call.k_cols),
-                        .n_cols = static_cast<int>(call.n_cols),
-                        .eps = call.eps};
-  kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(c);
+  kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(call);
 }
 
 // [warp_split_shapes]
@@ -527,12 +520,12 @@ void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t 
 // one-tile block within 0.15 us of the best at 1 and 16 tokens and the best at 64 (5.2 us
 // against 5.3 to 7.9).
 template <bool kAligned>
-void launch_warp_split(const FusedCall& call, const uint4* packed, cudaStream_t stream) {
+void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
   if (call.rows <= 16 && call.k_cols > 1024)
-    return launch_warp_split<1, 3, 16, 4, kAligned>(call, packed, stream);
-  if (call.rows <= 16) return launch_warp_split<1, 1, 8, 3, kAligned>(call, packed, stream);
-  if (call.rows <= 32) return launch_warp_split<2, 1, 8, 3, kAligned>(call, packed, stream);
-  launch_warp_split<4, 1, 8, 3, kAligned>(call, packed, stream);
+    return launch_warp_split<1, 3, 16, 4, kAligned>(call, stream);
+  if (call.rows <= 16) return launch_warp_split<1, 1, 8, 3, kAligned>(call, stream);
+  if (call.rows <= 32) return launch_warp_split<2, 1, 8, 3, kAligned>(call, stream);
+  launch_warp_split<4, 1, 8, 3, kAligned>(call, stream);
 }
 // [warp_split_shapes]
 
@@ -598,10 +591,28 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
     check_argument(w.row_major != nullptr, fn, "w.row_major", "must not be null");
   }
   check_argument(y != nullptr, fn, "y", "must not be null");
-  check_argument(kernel != FusedKernel::cluster_split || has_clusters(), fn, "device",
-                 "needs thread-block clusters (compute capability 9.0 or newer)");
-  check_argument(kernel != FusedKernel::warp_split || compute_capability() >= 80, fn, "device",
-                 "needs mma.sync m16n8k16 (compute capability 8.0 or newer)");
+  check_argument(fused_kernel_runs_here(kernel), fn, "device",
+                 kernel == FusedKernel::warp_split
+                     ? "needs mma.sync m16n8k16 (compute capability 8.0 or newer)"
+                     : "needs thread-block clusters (compute capability 9.0 or newer)");
+  const bool x_aligned = k_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+  if (kernel == FusedKernel::warp_split) {
+    const WarpSplitCall call{.x = x,
+                             .packed = reinterpret_cast<const uint4*>(w.packed),
+                             .y = y,
+                             .rows = static_cast<int>(rows),
+                             .k_cols = static_cast<int>(k_cols),
+                             .n_cols = static_cast<int>(n_cols),
+                             .eps = eps};
+    // The aligned instance reads whole units of x: K a multiple of 32.
+    if (x_aligned && k_cols % kPackRows == 0) {
+      launch_warp_split<true>(call, stream);
+    } else {
+      launch_warp_split<false>(call, stream);
+    }
+    NORMLAB_CHECK_LAUNCH();
+    return;
+  }
   const FusedCall call{.x = x,
                        .w = w.row_major,
                        .y = y,
@@ -610,18 +621,6 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
                        .n_cols = n_cols,
                        .split_rows = split_rows_for(k_cols),
                        .eps = eps};
-  const bool x_aligned = k_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-  if (kernel == FusedKernel::warp_split) {
-    // The warp split's aligned instance reads whole units of x: K a multiple of 32.
-    const auto* packed = reinterpret_cast<const uint4*>(w.packed);
-    if (x_aligned && k_cols % kPackRows == 0) {
-      launch_warp_split<true>(call, packed, stream);
-    } else {
-      launch_warp_split<false>(call, packed, stream);
-    }
-    NORMLAB_CHECK_LAUNCH();
-    return;
-  }
   const bool aligned =
       x_aligned && n_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(w.row_major) % 16 == 0;
   if (rows <= 16) {  // tokens padded to whole tensor-core tiles: 16, 32 or 64 rows
@@ -646,8 +645,12 @@ const char* name_of(FusedKernel kernel) {
   return kernel == FusedKernel::warp_split ? "warp split" : "cluster split";
 }
 
+bool fused_kernel_runs_here(FusedKernel kernel) {
+  return kernel == FusedKernel::warp_split ? compute_capability() >= 80 : has_clusters();
+}
+
 bool fused_available() {
-  return has_clusters();
+  return fused_kernel_runs_here(FusedKernel::cluster_split);
 }
 
 }  // namespace normlab::ch11
