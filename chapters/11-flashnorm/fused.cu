@@ -355,8 +355,8 @@ struct UnitBatch {
 };
 
 // Issues every load of the batch whose first unit is @p start (units start, start + warps, ...),
-// before any is used. Units past K are not loaded (and not multiplied); tiles past N and rows
-// past the last token are zeros.
+// before any is used, x's before W*'s in each unit. Units past K are not loaded (and not
+// multiplied); tiles past N and rows past the last token are zeros.
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
 __device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l, int units,
                                            int tiles, int first_tile, int start,
@@ -365,15 +365,6 @@ __device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l
   for (int i = 0; i < kUnits; ++i) {
     const int unit = start + i * kSplitWarps;
     if (unit >= units) continue;
-#pragma unroll
-    for (int b = 0; b < kTiles; ++b) {
-      batch.w[i][b] = first_tile + b < tiles
-                          ? __ldg(c.packed +
-                                  (static_cast<std::size_t>(first_tile + b) * units + unit) *
-                                      device::kWarpSize +
-                                  l.lane)
-                          : make_uint4(0u, 0u, 0u, 0u);
-    }
 #pragma unroll
     for (int t = 0; t < kMTiles; ++t) {
 #pragma unroll
@@ -390,6 +381,15 @@ __device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l
               device::same_bits<uint4>(device::load_chunk<false>(row, first, c.k_cols, false));
         }
       }
+    }
+#pragma unroll
+    for (int b = 0; b < kTiles; ++b) {
+      batch.w[i][b] = first_tile + b < tiles
+                          ? __ldg(c.packed +
+                                  (static_cast<std::size_t>(first_tile + b) * units + unit) *
+                                      device::kWarpSize +
+                                  l.lane)
+                          : make_uint4(0u, 0u, 0u, 0u);
     }
   }
 }
@@ -420,6 +420,15 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
 
 // The block's finish: each warp parks its sums and its rows' sums of squares in shared memory;
 // after one barrier they are added in warp order, 1/RMS taken, and y written.
+//
+// What changed (both alone were measured on an H100 and an H200 first): x's loads now go out
+// before W*'s in each unit, and each output's thread adds its row's squares itself, where one
+// thread a row took 1/RMS into shared memory behind a second barrier. Measured beside the
+// previous kernel, alternated, three rounds (H200, 2026-11-27,
+// book/results/runs/2026-11-27-h200-ch11-one-barrier/): 16 tokens through 2048 x 2560
+// 1.28-1.29x -> 1.31-1.33x over plain, one token 1.50-1.51x -> 1.53-1.55x, 16 tokens through
+// 576 x 960 1.97-2.06x -> 2.10-2.12x; 64 tokens through 576 x 960 level (1.38-1.39x ->
+// 1.36-1.37x, its fused times 5.12-5.22 -> 5.13-5.24 us).
 template <int kMTiles, int kTiles, int kSplitWarps>
 __device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const Lane& l,
                                                   int first_tile,
@@ -429,7 +438,6 @@ __device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const 
   extern __shared__ __align__(16) unsigned char shared[];
   auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
   __shared__ float row_squares[kSplitWarps][Shape::kTokens];
-  __shared__ float rstd[Shape::kTokens];
 #pragma unroll
   for (int t = 0; t < kMTiles; ++t) {
 #pragma unroll
@@ -448,25 +456,21 @@ __device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const 
     }
   }
   __syncthreads();
-  // rows <= kTokens <= the block's threads: the launcher picks kMTiles from rows.
-  if (static_cast<int>(threadIdx.x) < c.rows) {
-    float total = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kSplitWarps; ++w)
-      total += row_squares[w][threadIdx.x];
-    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
-  }
-  __syncthreads();
+  // Each output's thread adds its row's squares itself (in warp order, so every thread of a row
+  // gets the same bits) rather than one thread a row before a second barrier.
   const int first_col = first_tile * kColsATile;
   for (int o = static_cast<int>(threadIdx.x); o < c.rows * kTiles * kColsATile;
        o += Shape::kThreads) {
     const int m = o / (kTiles * kColsATile), col = o % (kTiles * kColsATile);
     if (first_col + col >= c.n_cols) continue;
-    float sum = 0.0f;
+    float sum = 0.0f, squares_sum = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kSplitWarps; ++w)
+    for (int w = 0; w < kSplitWarps; ++w) {
       sum += sums[w][m][col];
-    c.y[static_cast<std::size_t>(m) * c.n_cols + first_col + col] = __float2half_rn(sum * rstd[m]);
+      squares_sum += row_squares[w][m];
+    }
+    const float rstd = rsqrtf(squares_sum / static_cast<float>(c.k_cols) + c.eps);
+    c.y[static_cast<std::size_t>(m) * c.n_cols + first_col + col] = __float2half_rn(sum * rstd);
   }
 }
 
