@@ -421,8 +421,8 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
 // The block's finish: each warp parks its sums and its rows' sums of squares in shared memory;
 // after one barrier they are added in warp order, 1/RMS taken, and y written.
 //
-// What changed (both alone were measured on an H100 and an H200 first): x's loads now go out
-// before W*'s in each unit, and each output's thread adds its row's squares itself, where one
+// What changed: x's loads now go out before W*'s in each unit (measured alone too, on an H100
+// and an H200), and each output's thread adds its row's squares itself, where one
 // thread a row took 1/RMS into shared memory behind a second barrier. Measured beside the
 // previous kernel, alternated, three rounds (H200, 2026-11-27,
 // book/results/runs/2026-11-27-h200-ch11-one-barrier/): 16 tokens through 2048 x 2560
