@@ -82,6 +82,10 @@ const char* name_of(FusedKernel kernel);
 /// cluster kernel is, as each of the warp split's blocks reads all of x. kWarpSplitMostWeights
 /// is a round number between the measured 576 x 960 and 2048 x 2560, not measured itself.
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
+/// Weights (K · N) from which the warp split, at up to 16 tokens and K past 1024, takes its block
+/// for W* read from DRAM (two blocks an SM of 8 warps) over the one for W* in L2 (one block of 16
+/// warps): a round number between 2048 x 2560 and 4096 x 6144, where each was measured faster.
+inline constexpr std::int64_t kWarpSplitDramWeights = std::int64_t{4096} * 4096;
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
 // [fused_choice_rule]
 

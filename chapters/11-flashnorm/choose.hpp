@@ -29,22 +29,18 @@ struct PathRule {
 
 inline constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 
-/// The table, as measured (`ch11_flashnorm`, CUDA-graph replays; the book's Measured section has
-/// the 18 rows): the fused path (the packed warp split) is fastest up to 16 tokens through
-/// 576 x 960 and 2048 x 2560 and up to 64 tokens through weights up to 1024 x 1024 (576 x 960:
-/// 5.1-5.2 against 7.1-7.2 us; 2048 x 2560 was slower, the bound between them is a round
-/// number), on an H100 and an H200 alike. Through 4096 x 6144 (W* 50 MB, more than either GPU's
-/// L2) it depends on the GPU: on the H100 (2026-11-27) the fused path was 1.14x (1 token) and
-/// 1.12x (16 tokens) faster than plain, on the H200 (2026-11-27) 1.03x and 0.95x, the faster
-/// DRAM serving cuBLAS's stream of W* better than the fused kernel's. So one token takes the
-/// fused path through every weight measured, and 16 tokens only through weights up to 4096 x
-/// 3072 (W* of 24 MB, half the L2; a round number, not measured itself). Norm + cuBLAS
-/// everywhere else (at 64 tokens through 2048 x 2560 and 4096 x 6144 the fused kernels read x
-/// once for every few columns). The deferred path, whose row scale is a third launch on CUDA
-/// 13.0's cuBLASLt, is never fastest. A fused rule must keep most_rows <= kFusedMaxRows.
+/// The table, as measured (`ch11_flashnorm`, CUDA-graph replays, on an H200 and an H100,
+/// 2026-11-27; the book's Measured section has the 18 rows): the fused path (the packed warp
+/// split) is fastest up to 16 tokens through every weight up to 4096 x 6144 (through 4096 x 6144,
+/// whose W* does not stay in L2, only since its block of 8 warps two an SM: with one block of 16
+/// warps it was 0.95x of plain on the H200), and up to 64 tokens through weights up to
+/// 1024 x 1024 (576 x 960: 5.0-5.3 against 7.1-7.2 us; 2048 x 2560 was slower, the bound between
+/// them is a round number); norm + cuBLAS everywhere else (at 64 tokens through 2048 x 2560 and
+/// 4096 x 6144 the fused kernels read x once for every few columns). The deferred path, whose
+/// row scale is a third launch on CUDA 13.0's cuBLASLt, is never fastest. A fused rule must keep
+/// most_rows <= kFusedMaxRows.
 inline constexpr PathRule kPathTable[] = {
-    {.most_rows = 1, .most_weights = 4096 * 6144, .path = Path::fused},
-    {.most_rows = 16, .most_weights = 4096 * 3072, .path = Path::fused},
+    {.most_rows = 16, .most_weights = 4096 * 6144, .path = Path::fused},
     {.most_rows = 64, .most_weights = 1024 * 1024, .path = Path::fused},
     {.most_rows = kAny, .most_weights = kAny, .path = Path::plain},
 };

@@ -515,18 +515,28 @@ void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
 
 // [warp_split_shapes]
 // The warp split's block for a call. Up to 16 tokens through K past 1024: 3 tiles (24 columns)
-// a block, 16 warps of 4 units (2048 rows of K in flight at once); otherwise a tile a block, 8
+// a block, 16 warps of 4 units (2048 rows of K in flight at once), or, through weights too large
+// to stay in L2 between calls, 8 warps of 4 units, two blocks an SM; otherwise a tile a block, 8
 // warps of 3 units, and tokens padded to 16, 32 or 64. Measured on an H100, each beside the
 // others in one process (book/results/runs/2026-11-27-h100-ch11-packed/): 16 tokens through
 // 2048 x 2560, 3 tiles of 16 warps 6.2 us, 3 of 8 warps 6.5, 4 tiles of 8 or 16 warps 6.4 to
 // 6.6, 1 or 2 tiles 7.6 to 8.4 (107 blocks of 3 tiles leave fewer bytes to each SM than 80 of
 // 4, and 1 or 2 tiles take more blocks than the SMs hold at once); through 576 x 960 the
 // one-tile block within 0.15 us of the best at 1 and 16 tokens and the best at 64 (5.2 us
-// against 5.3 to 7.9).
+// against 5.3 to 7.9). Through 4096 x 6144 (W* 50 MB, read from DRAM every call) the 3-tile
+// block of 8 warps, two an SM, is the faster (H200, 2026-11-27,
+// book/results/runs/2026-11-27-h200-ch11-one-barrier/, two rounds: 16 tokens 14.3-14.7 us against
+// 18.6-18.7, one token 12.9-13.5 against 17.1; H100 21.3-21.4 against 21.5, 20.4 against 20.8),
+// and the slower through 2048 x 2560 (6.7 against 5.8-6.3 us on both), where W* stays in L2.
+// kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
+
 template <bool kAligned>
 void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
-  if (call.rows <= 16 && call.k_cols > 1024)
+  if (call.rows <= 16 && call.k_cols > 1024) {
+    if (static_cast<std::int64_t>(call.k_cols) * call.n_cols >= kWarpSplitDramWeights)
+      return launch_warp_split<1, 3, 8, 4, kAligned>(call, stream);
     return launch_warp_split<1, 3, 16, 4, kAligned>(call, stream);
+  }
   if (call.rows <= 16) return launch_warp_split<1, 1, 8, 3, kAligned>(call, stream);
   if (call.rows <= 32) return launch_warp_split<2, 1, 8, 3, kAligned>(call, stream);
   launch_warp_split<4, 1, 8, 3, kAligned>(call, stream);

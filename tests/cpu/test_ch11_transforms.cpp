@@ -155,8 +155,7 @@ TEST_CASE("the dispatch table: fused only within 64 rows and on GPUs that can ru
   CHECK(choose_path(16, 2048, 2560, true) == Path::fused);
   CHECK(choose_path(64, 2048, 2560, true) == Path::plain);
   CHECK(choose_path(1, 4096, 6144, true) == Path::fused);
-  CHECK(choose_path(16, 4096, 6144, true) == Path::plain);
-  CHECK(choose_path(2, 4096, 6144, true) == Path::plain);
+  CHECK(choose_path(16, 4096, 6144, true) == Path::fused);
   CHECK(choose_path(17, 4096, 6144, true) == Path::plain);
 }
 

@@ -126,9 +126,35 @@ TEST_CASE("both fused kernels on every padding of the tokens and tiny, odd shape
   }
 }
 
+TEST_CASE("the warp split's block for weights past L2: two blocks an SM of 8 warps", "[ch11]") {
+  // K * N at or past kWarpSplitDramWeights at up to 16 tokens; K on and off whole units, N on
+  // and off whole blocks of 24 columns.
+  static_assert(4096 * 4104 >= kWarpSplitDramWeights && 4100 * 4097 >= kWarpSplitDramWeights &&
+                4128 * 4096 >= kWarpSplitDramWeights);
+  std::uint64_t seed = 1170;
+  for (std::int64_t rows : {1, 5, 16}) {
+    for (auto [k, n] :
+         {std::pair<std::int64_t, std::int64_t>{4096, 4104}, {4100, 4097}, {4128, 4096}}) {
+      Setup s(rows, k, n, seed++);
+      const Reference ref = reference(s.p, sample_rows(rows, 64));
+      INFO(rows << " x " << k << " -> " << n);
+      s.y.poison();
+      fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), s.folded(), rows, k, n, s.p.eps,
+                           s.y.data(), nullptr);
+      NORMLAB_CHECK(cudaDeviceSynchronize());
+      std::vector<__half> got(s.y.size());
+      s.y.download(got.data());
+      const Verdict v = compare(ref, got, n, k);
+      INFO(v.report);
+      CHECK(v.passed);
+    }
+  }
+}
+
 TEST_CASE("fused graph replays give the same bits: warps and blocks are added in a fixed order",
           "[ch11]") {
-  for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{576, 960}, {2048, 2560}}) {
+  for (auto [k, n] :
+       {std::pair<std::int64_t, std::int64_t>{576, 960}, {2048, 2560}, {4096, 4104}}) {
     Setup s(16, k, n, 1190 + k);
     INFO(k << " -> " << n << ": " << name_of(fused_kernel_for(16, k, n)));
     const std::vector<__half> first = s.run(Path::fused);
