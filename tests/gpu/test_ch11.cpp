@@ -55,6 +55,18 @@ struct Setup {
   std::vector<__half> run(Path path) {
     y.poison();
     layer.run(path, x.data(), p.rows, y.data(), nullptr);
+    return finished_y();
+  }
+
+  // The fused path by a named kernel, into a poisoned y.
+  std::vector<__half> run(FusedKernel kernel) {
+    y.poison();
+    fused_rmsnorm_linear(kernel, x.data(), folded(), p.rows, p.k_cols, p.n_cols, p.eps, y.data(),
+                         nullptr);
+    return finished_y();
+  }
+
+  std::vector<__half> finished_y() {
     NORMLAB_CHECK(cudaDeviceSynchronize());
     std::vector<__half> host(y.size());
     y.download(host.data());
@@ -112,13 +124,7 @@ TEST_CASE("both fused kernels on every padding of the tokens and tiny, odd shape
       const Reference ref = reference(s.p, sample_rows(rows, 64));
       for (FusedKernel kernel : {FusedKernel::warp_split, FusedKernel::cluster_split}) {
         INFO(rows << " x " << k << " -> " << n << ", " << name_of(kernel));
-        s.y.poison();
-        fused_rmsnorm_linear(kernel, s.x.data(), s.folded(), rows, k, n, s.p.eps, s.y.data(),
-                             nullptr);
-        NORMLAB_CHECK(cudaDeviceSynchronize());
-        std::vector<__half> got(s.y.size());
-        s.y.download(got.data());
-        const Verdict v = compare(ref, got, n, k);
+        const Verdict v = compare(ref, s.run(kernel), n, k);
         INFO(v.report);
         CHECK(v.passed);
       }
@@ -138,13 +144,7 @@ TEST_CASE("the warp split's block for weights past L2: two blocks an SM of 8 war
       Setup s(rows, k, n, seed++);
       const Reference ref = reference(s.p, sample_rows(rows, 64));
       INFO(rows << " x " << k << " -> " << n);
-      s.y.poison();
-      fused_rmsnorm_linear(FusedKernel::warp_split, s.x.data(), s.folded(), rows, k, n, s.p.eps,
-                           s.y.data(), nullptr);
-      NORMLAB_CHECK(cudaDeviceSynchronize());
-      std::vector<__half> got(s.y.size());
-      s.y.download(got.data());
-      const Verdict v = compare(ref, got, n, k);
+      const Verdict v = compare(ref, s.run(FusedKernel::warp_split), n, k);
       INFO(v.report);
       CHECK(v.passed);
     }
