@@ -528,6 +528,9 @@ void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
 // book/results/runs/2026-11-27-h200-ch11-one-barrier/, two rounds: 16 tokens 14.3-14.7 us against
 // 18.6-18.7, one token 12.9-13.5 against 17.1; H100 21.3-21.4 against 21.5, 20.4 against 20.8),
 // and the slower through 2048 x 2560 (6.7 against 5.8-6.3 us on both), where W* stays in L2.
+// (Nsight Compute, same results folder: two blocks an SM keep DRAM busier, 48% of its peak
+// against 37% at 16 tokens through 4096 x 4097 and 4096 x 4095, and take 256 blocks of 3 tiles
+// in 0.97 of a wave where one block needs 1.94.)
 // kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
 
 template <bool kAligned>
