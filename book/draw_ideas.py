@@ -784,7 +784,7 @@ def ch10_huge_rows():
 
 # Chapter 11's decode example, 576 -> 960 (SmolLM2-135M), as fused.cu splits it: the cluster
 # kernel's 64-column tiles and K over up to 8 blocks in multiples of 16 rows (split_rows_for);
-# the warp split's blocks of one tile of 8 columns for all of K (4 tiles only at up to 16 tokens
+# the warp split's blocks of one tile of 8 columns for all of K (3 tiles only at up to 16 tokens
 # through K past 1024, launch_warp_split) and K in units of 32 rows (kUnitRows, kPackRows) dealt
 # to 8 warps, up to 3 units a warp loaded at once (kUnits).
 CH11_K, CH11_N, CH11_FRAGMENT, CH11_WARPS = 576, 960, 16, 8
