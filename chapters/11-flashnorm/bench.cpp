@@ -115,9 +115,8 @@ ShapeResult measure(const NormFunction& norm, std::int64_t tokens, std::int64_t 
     KernelResult k{.kernel = kernel, .result = {.path = Path::fused, .ran = asked && takes}};
     if (k.result.ran) {
       verify_and_time(k.result, [&](cudaStream_t s) {
-        fused_rmsnorm_linear(kernel, x.data(),
-                             {.row_major = w_folded.data(), .packed = w_packed.data()}, tokens,
-                             k_cols, n_cols, p.eps, y.data(), s);
+        fused_rmsnorm_linear(kernel, x.data(), {.packed = w_packed.data()}, tokens, k_cols, n_cols,
+                             p.eps, y.data(), s);
       });
     }
     result.fused_kernels.push_back(k);

@@ -57,18 +57,18 @@ std::vector<__half> pack_weights(const std::vector<__half>& w_folded, std::int64
                                  std::int64_t n_cols);
 // [pack_doc]
 
-/// W* on the device in both layouts the fused kernels read, for the call's K and N (nothing
-/// checks that packed was packed for them).
+/// W* on the device as the fused kernels read it, for the call's K and N (nothing checks that it
+/// was packed for them).
 struct FoldedWeights {
-  const __half* row_major = nullptr;  ///< K x N: the cluster kernel (and cuBLASLt)
-  const __half* packed = nullptr;     ///< pack_weights(): the warp-split kernel; 16-byte aligned
+  const __half* packed = nullptr;  ///< pack_weights(): both fused kernels; 16-byte aligned
 };
 
-/// The fused path's two kernels (fused.cu). Both run on the tensor cores and sum each row's
-/// squares from the slice of x they multiply; they split K differently.
+/// The fused path's two kernels (fused.cu). Both read the packed W* into registers, run on the
+/// tensor cores and sum each row's squares from the slice of x they multiply; they split K
+/// differently.
 enum class FusedKernel {
   warp_split,     ///< over the warps of one block, all of K a block, W* packed
-  cluster_split,  ///< over the blocks of a thread-block cluster, 64 columns a block; needs clusters
+  cluster_split,  ///< over the blocks of a cluster, 192 columns a block, wgmma; needs sm_90a
 };
 
 /// "warp split", "cluster split".
@@ -79,8 +79,10 @@ const char* name_of(FusedKernel kernel);
 /// book/results/runs/2026-11-27-h100-ch11-packed/): the packed warp split is faster than the
 /// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through every
 /// weight measured (to 4096 x 6144); at 64 tokens through 2048 x 2560 and 4096 x 6144 the
-/// cluster kernel is, as each of the warp split's blocks reads all of x. kWarpSplitMostWeights
-/// is a round number between the measured 576 x 960 and 2048 x 2560, not measured itself.
+/// cluster kernel is, as each of the warp split's blocks reads all of x (the same with the
+/// cluster kernel rebuilt on wgmma, H200, book/results/runs/2026-11-27-h200-ch11-wgmma/).
+/// kWarpSplitMostWeights is a round number between the measured 576 x 960 and 2048 x 2560, not
+/// measured itself.
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
 /// Weights (K · N) from which the warp split, at up to 16 tokens and K past 1024, takes its block
 /// for W* read from DRAM (two blocks an SM of 8 warps) over the one for W* in L2 (one block of 16
@@ -96,20 +98,20 @@ void fused_rmsnorm_linear(const __half* x, const FoldedWeights& w, std::int64_t 
                           std::int64_t k_cols, std::int64_t n_cols, float eps, __half* y,
                           cudaStream_t stream);
 /// The same by a named kernel (tests and the chapter program's comparison of the two):
-/// std::invalid_argument naming `w.packed` (null or not 16-byte aligned) for warp_split,
-/// `w.row_major` for cluster_split, and `device` for warp_split below compute capability 8.0
-/// and for cluster_split on a GPU without thread-block clusters (below 9.0).
+/// std::invalid_argument naming `w.packed` (null or not 16-byte aligned), and `device` for
+/// warp_split below compute capability 8.0 and for cluster_split anywhere but compute
+/// capability 9.0 with this library built for sm_90a (wgmma).
 void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeights& w,
                           std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols, float eps,
                           __half* y, cudaStream_t stream);
 
 /// Whether this GPU runs @p kernel: the warp split needs compute capability 8.0 (mma.sync
-/// m16n8k16), the cluster split thread-block clusters (9.0). fused_rmsnorm_linear refuses the
-/// others by name.
+/// m16n8k16), the cluster split compute capability 9.0 and this library built for sm_90a
+/// (thread-block clusters and wgmma). fused_rmsnorm_linear refuses the others by name.
 bool fused_kernel_runs_here(FusedKernel kernel);
 
-/// Whether this GPU can run the fused path on every shape it takes (it has thread-block
-/// clusters, which the cluster-split kernel needs).
+/// Whether this GPU can run the fused path on every shape it takes (it runs the cluster-split
+/// kernel).
 bool fused_available();
 
 }  // namespace normlab::ch11

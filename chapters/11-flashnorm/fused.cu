@@ -6,20 +6,20 @@
 // squares it needs comes from the same x the product reads.
 //
 // The product runs on tensor cores (16 x 16 tiles of tokens and K, fp16 summed in fp32), so
-// that 64 tokens cost the same reads of W* as one. A layer has too few column tiles to fill the
-// GPU, so K is split too, two ways:
+// that 64 tokens cost the same reads of W* as one, and both kernels read W* packed in the order
+// of the tensor cores' registers (pack_weights, ch11.cuh) straight from L2 into registers. A
+// layer has too few column tiles to fill the GPU, so K is split too, two ways:
 //
-// - Over the blocks of a thread-block cluster (chapter 10), fused_kernel: a block covers 64
-//   columns of W*, 16 a warp, the tokens padded to 16, 32 or 64 rows, its stages of 64 rows of
-//   W* and x copied to shared memory asynchronously (cp.async) into a ring, several ahead of
-//   the one wmma multiplies, and shared by its four warps; each block sums its slice of K,
-//   then the cluster adds its blocks' sums through distributed shared memory, in rank order.
 // - Over the warps of one block, fused_warp_split_kernel: a block covers 8 or 24 columns for
-//   all of K, each warp every so many units of 32 rows of K, read with W* packed in the order
-//   of the tensor cores' registers (pack_weights, ch11.cuh) straight into registers, no shared
-//   memory on the way in; the block adds its warps' sums once, in warp order. No cluster, no
-//   distributed shared memory: at one token through 576 -> 960 the cluster's exchange was 1.9
-//   of a block's 3.4 us (H200 trace).
+//   all of K, each warp every so many units of 32 rows of K, multiplied by mma.sync with x read
+//   straight into registers too; the block adds its warps' sums once, in warp order. No
+//   cluster, no shared memory on the way in: at one token through 576 -> 960 the exchange of
+//   the first cluster kernel was 1.9 of a block's 3.4 us (H200 trace).
+// - Over the blocks of a thread-block cluster (chapter 10), fused_kernel: a block covers 192
+//   columns for an eighth of K, multiplied by Hopper's warpgroup wgmma with x staged in shared
+//   memory once a block; the cluster adds its blocks' sums through distributed shared memory,
+//   in rank order. At 17 to 64 tokens each warp-split block reading all of x costs more than
+//   the exchange.
 //
 // Either way the sums are added in a fixed order, so the result does not depend on which warp
 // or block finished first. Nothing is written to global memory but y, and nothing needs
@@ -31,8 +31,6 @@
 // norm + cuBLAS on 17 of 18 shapes (book/results/runs/2026-11-26-h200-ch11-fused/).
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
-#include <cuda_pipeline.h>
-#include <mma.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -48,242 +46,17 @@ namespace normlab::ch11 {
 namespace {
 
 namespace cg = cooperative_groups;
-namespace wmma = nvcuda::wmma;
 using device::Vector;
 
-constexpr int kThreads = 128;
-constexpr int kWarps = kThreads / device::kWarpSize;
-constexpr int kFragment = 16;                    // wmma's m16n16k16 tile
-constexpr int kTileCols = kWarps * kFragment;    // 64 columns of W* a block, 16 a warp
-constexpr int kStep = 64;                        // rows of W* (columns of x) a stage
-constexpr int kStages = 3;                       // stages in the ring
-constexpr int kWidth = Vector<__half>::kWidth;   // 8 halves a 16-byte chunk
-constexpr int kWRowChunks = kTileCols / kWidth;  // chunks across a staged row of W*
-constexpr int kXRowChunks = kStep / kWidth;      // chunks across a staged row of x
-constexpr int kSkew = kWidth;                    // halves after each staged row (banks)
-constexpr int kSumSkew = 4;                      // floats after each row of sums
-constexpr int kMostClusterBlocks = 8;            // the portable cluster size
-static_assert(kThreads % kWRowChunks == 0 && kThreads % kXRowChunks == 0,
-              "a thread loads the same column of chunks in every pass");
-
-struct FusedCall {
-  const __half* x;
-  const __half* w;
-  __half* y;
-  std::int64_t rows, k_cols, n_cols;
-  std::int64_t split_rows;  // rows of W* a block of the cluster multiplies
-  float eps;
-};
-
-// [fused_stage]
-// Shared memory: a ring of kStages stages, each kStep rows of the block's 64 columns of W* and
-// kStep columns of the kRows (padded) rows of x; after the last stage, the block's sums.
-template <int kRows>
-struct Ring {
-  static_assert(kRows % kFragment == 0, "whole tensor-core tiles of rows");
-  static_assert(kStep * kWRowChunks % kThreads == 0 && kRows * kXRowChunks % kThreads == 0,
-                "whole passes of the block over W* and x");
-  static constexpr int kWChunks = kStep * kWRowChunks / kThreads;  // a thread's, a stage
-  static constexpr int kXChunks = kRows * kXRowChunks / kThreads;
-  static constexpr int kWRowsAPass = kThreads / kWRowChunks;  // rows between a thread's chunks
-  static constexpr int kXRowsAPass = kThreads / kXRowChunks;
-  using WStage = __half[kStep][kTileCols + kSkew];
-  using XStage = __half[kRows][kStep + kSkew];
-  using Sums = float[kRows][kTileCols + kSumSkew];
-  static constexpr std::size_t kBytes =
-      std::max(kStages * (sizeof(WStage) + sizeof(XStage)), sizeof(Sums));
-
-  __device__ explicit Ring(unsigned char* memory)
-      : w(reinterpret_cast<WStage*>(memory)),
-        x(reinterpret_cast<XStage*>(memory + kStages * sizeof(WStage))),
-        sums(*reinterpret_cast<Sums*>(memory)) {}
-  WStage* w;
-  XStage* x;
-  Sums& sums;  // the same bytes as the stages: used once they are all consumed
-};
-
-// One 16-byte chunk of a row into shared memory. With kAligned (rows of x and W* on the
-// 16-byte grid, K and N multiples of 8) a chunk is whole inside the row or wholly past it: an
-// asynchronous copy (cp.async: no registers, and the thread goes on at once), or zeros.
-// Otherwise element by element through registers, zeros outside the row.
-template <bool kAligned>
-__device__ void stage_chunk(__half* to, const __half* row, std::int64_t first, std::int64_t cols) {
-  if (kAligned && first < cols) {
-    __pipeline_memcpy_async(to, row + first, sizeof(Vector<__half>));
-  } else {
-    *reinterpret_cast<Vector<__half>*>(to) = device::load_chunk<kAligned>(row, first, cols, false);
-  }
-}
-
-// Starts the copies of the stage of rows [k0, k0 + kStep) of W* and of x into ring slot
-// `slot`. Rows of W* past k_end, columns of x past k_end (another block sums their squares)
-// and rows of x past the last token are zeros.
-template <int kRows, bool kAligned>
-__device__ void stage(const FusedCall& c, const Ring<kRows>& ring, int slot, std::int64_t tile_col,
-                      std::int64_t k0, std::int64_t k_end) {
-  const int w_row = static_cast<int>(threadIdx.x) / kWRowChunks;
-  const int w_col = static_cast<int>(threadIdx.x) % kWRowChunks * kWidth;
-#pragma unroll
-  for (int i = 0; i < Ring<kRows>::kWChunks; ++i) {
-    const int r = w_row + i * Ring<kRows>::kWRowsAPass;
-    const std::int64_t k = k0 + r;
-    if (k < k_end) {
-      stage_chunk<kAligned>(&ring.w[slot][r][w_col], c.w + k * c.n_cols, tile_col + w_col,
-                            c.n_cols);
-    } else {
-      *reinterpret_cast<Vector<__half>*>(&ring.w[slot][r][w_col]) = Vector<__half>{};
-    }
-  }
-  const int x_row = static_cast<int>(threadIdx.x) / kXRowChunks;
-  const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
-#pragma unroll
-  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
-    const int m = x_row + i * Ring<kRows>::kXRowsAPass;
-    if (m < c.rows) {
-      stage_chunk<kAligned>(&ring.x[slot][m][x_col], c.x + m * c.k_cols, k0 + x_col, k_end);
-    } else {
-      *reinterpret_cast<Vector<__half>*>(&ring.x[slot][m][x_col]) = Vector<__half>{};
-    }
-  }
-}
-// [fused_stage]
-
-// Adds the squares of this thread's chunks of x in a landed stage to its sums of squares (one
-// for each of its rows of x).
-template <int kRows>
-__device__ void add_squares(const Ring<kRows>& ring, int slot,
-                            float (&squares)[Ring<kRows>::kXChunks]) {
-  const int x_row = static_cast<int>(threadIdx.x) / kXRowChunks;
-  const int x_col = static_cast<int>(threadIdx.x) % kXRowChunks * kWidth;
-#pragma unroll
-  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
-    device::accumulate_squares(squares[i],
-                               *reinterpret_cast<const Vector<__half>*>(
-                                   &ring.x[slot][x_row + i * Ring<kRows>::kXRowsAPass][x_col]));
-  }
-}
-
-// [fused_multiply]
-// The warp's 16 columns times a landed stage: for each 16 rows of W*, one fragment of W* and
-// one of each 16 rows of x, multiplied and added on the tensor cores into the warp's
-// accumulators.
-template <int kRows>
-__device__ void multiply_stage(const Ring<kRows>& ring, int slot,
-                               wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment,
-                                              float> (&acc)[kRows / kFragment]) {
-  const int warp_col = static_cast<int>(threadIdx.x) / device::kWarpSize * kFragment;
-#pragma unroll
-  for (int k = 0; k < kStep; k += kFragment) {
-    wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> w;
-    wmma::load_matrix_sync(w, &ring.w[slot][k][warp_col], kTileCols + kSkew);
-#pragma unroll
-    for (int f = 0; f < kRows / kFragment; ++f) {
-      wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> x;
-      wmma::load_matrix_sync(x, &ring.x[slot][f * kFragment][k], kStep + kSkew);
-      wmma::mma_sync(acc[f], x, w, acc[f]);
-    }
-  }
-}
-// [fused_multiply]
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// [fused_cluster_sum]
-// Every block of the cluster has its sums of x · W* over its slice of K in shared memory, and
-// its sums of squares of x. After cluster.sync() each block reads all of them through DSMEM:
-// first the whole sums of squares, for 1/RMS of each row; then it adds, for its share of the
-// tile's outputs (every cluster-size-th), the blocks' sums in rank order, scales, and writes
-// fp16. The last cluster.sync() keeps every block's shared memory alive until all have read it.
-template <int kRows>
-__device__ void finish_on_cluster(const FusedCall& c, const cg::cluster_group& cluster,
-                                  typename Ring<kRows>::Sums& sums, float (&row_squares)[kRows],
-                                  float (&rstd)[kRows]) {
-  const int blocks = static_cast<int>(cluster.num_blocks());
-  const int rank = static_cast<int>(cluster.block_rank());
-  cluster.sync();
-  if (threadIdx.x < kRows) {
-    float total = 0.0f;
-#pragma unroll
-    for (int b = 0; b < kMostClusterBlocks; ++b)
-      if (b < blocks) total += *cluster.map_shared_rank(&row_squares[threadIdx.x], b);
-    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
-  }
-  __syncthreads();
-  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
-  for (int o = rank * kThreads + static_cast<int>(threadIdx.x); o < kRows * kTileCols;
-       o += blocks * kThreads) {
-    const int m = o / kTileCols, col = o % kTileCols;
-    if (m >= c.rows || tile_col + col >= c.n_cols) continue;
-    float sum = 0.0f;
-#pragma unroll
-    for (int b = 0; b < kMostClusterBlocks; ++b)
-      if (b < blocks) sum += *cluster.map_shared_rank(&sums[m][col], b);
-    c.y[m * c.n_cols + tile_col + col] = __float2half_rn(sum * rstd[m]);
-  }
-  cluster.sync();
-}
-// [fused_cluster_sum]
-#endif
-
-// [fused_kernel]
-// A block: its slice of K for its 64 columns, kStages - 1 stages ahead in flight, each multiplied
-// on the tensor cores as it lands; then the cluster adds its blocks' sums.
-template <int kRows, bool kAligned>
-__global__ void __launch_bounds__(kThreads) fused_kernel(const FusedCall c) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  extern __shared__ __align__(128) unsigned char shared[];
-  __shared__ float row_squares[kRows];
-  __shared__ float rstd[kRows];
-  const Ring<kRows> ring(shared);
-  const std::int64_t tile_col = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
-  const std::int64_t k_begin = static_cast<std::int64_t>(blockIdx.y) * c.split_rows;
-  const std::int64_t k_end = k_begin + c.split_rows < c.k_cols ? k_begin + c.split_rows : c.k_cols;
-  const int stages = static_cast<int>((k_end - k_begin + kStep - 1) / kStep);
-  wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float> acc[kRows / kFragment];
-#pragma unroll
-  for (auto& a : acc)
-    wmma::fill_fragment(a, 0.0f);
-  float squares[Ring<kRows>::kXChunks] = {};
-
-  // Stage s goes to slot s % kStages, kStages - 1 stages ahead of the one being multiplied.
-  // Each stage's copies are one commit group (empty past the last stage): before stage s, the
-  // groups of stages up to s + kStages - 2 are committed, so waiting until at most kStages - 2
-  // are pending means stage s has landed.
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < stages) stage<kRows, kAligned>(c, ring, s, tile_col, k_begin + s * kStep, k_end);
-    __pipeline_commit();
-  }
-  for (int s = 0; s < stages; ++s) {
-    __pipeline_wait_prior(kStages - 2);
-    // Every thread's copies of stage s have landed, and every warp is done with stage s - 1,
-    // whose slot the stage kStages - 1 ahead refills.
-    __syncthreads();
-    const int ahead = s + kStages - 1;
-    if (ahead < stages) {
-      stage<kRows, kAligned>(c, ring, ahead % kStages, tile_col, k_begin + ahead * kStep, k_end);
-    }
-    __pipeline_commit();
-    add_squares(ring, s % kStages, squares);
-    multiply_stage(ring, s % kStages, acc);
-  }
-  __syncthreads();  // the sums take the ring's place
-
-  const int warp_col = static_cast<int>(threadIdx.x) / device::kWarpSize * kFragment;
-#pragma unroll
-  for (int f = 0; f < kRows / kFragment; ++f)
-    wmma::store_matrix_sync(&ring.sums[f * kFragment][warp_col], acc[f], kTileCols + kSumSkew,
-                            wmma::mem_row_major);
-#pragma unroll
-  for (int i = 0; i < Ring<kRows>::kXChunks; ++i) {
-    const int m = static_cast<int>(threadIdx.x) / kXRowChunks + i * Ring<kRows>::kXRowsAPass;
-    const float total = device::group_sum<kXRowChunks>(squares[i]);  // the row's threads
-    if (threadIdx.x % kXRowChunks == 0) row_squares[m] = total;
-  }
-  finish_on_cluster<kRows>(c, cg::this_cluster(), ring.sums, row_squares, rstd);
+// Whether this library was compiled for sm_90a, the Hopper target with wgmma (CMakeLists.txt).
+#if defined(NORMLAB_CH11_SM90A)
+constexpr bool kBuiltForSm90a = true;
 #else
-  __trap();  // the launcher refuses GPUs without clusters
+constexpr bool kBuiltForSm90a = false;
 #endif
-}
-// [fused_kernel]
+constexpr int kFragment = 16;                   // a tensor-core tile of tokens (16 rows)
+constexpr int kWidth = Vector<__half>::kWidth;  // 8 halves a 16-byte chunk
+constexpr int kSumSkew = 4;                     // floats after each row of sums
 
 // [fused_warp_split]
 // The warp-split kernel: a block covers kTiles tiles of 8 columns of W* for all of K and up to
@@ -546,38 +319,381 @@ void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
 }
 // [warp_split_shapes]
 
+// [fused_cluster]
+// The cluster kernel, Hopper's way: a block covers kGroups x 64 columns of W* for a slice of K,
+// the blocks of a thread-block cluster (chapter 10) cover all of K, and the cluster adds its
+// blocks' sums through distributed shared memory, in rank order. Each warpgroup (4 warps)
+// multiplies with wgmma, Hopper's asynchronous warpgroup multiply: D (64 columns of W* x the
+// tokens) += A (W*, transposed, from registers) x B (x, transposed, from shared memory). So W*
+// comes straight from L2 into registers in the packed order the warp split reads (a warp's 16
+// rows of A are its two tiles of 8 columns), and x is read from L2 once a block, staged in
+// shared memory in the tensor cores' 8 x 8 core matrices, and shared by every warpgroup.
+//
+// What changed from the first cluster kernel (64 columns a block, stages of W* and x copied by
+// cp.async into a ring of shared memory and multiplied by wmma, four warps each reading all of
+// x from there): W* no longer passes through shared memory, x is staged once for three times the
+// columns, and the multiply is asynchronous, so a warpgroup issues a slice's multiplies back to
+// back and waits once.
+constexpr int kGroupCols = 64;  // columns of W* a warpgroup: wgmma's m64
+constexpr int kGroupThreads = 4 * device::kWarpSize;
+// Warpgroups a block: 192 columns of W*. Measured at 64 tokens through 2048 -> 2560 (H200,
+// book/results/runs/2026-11-27-h200-ch11-wgmma/): one warpgroup (40 column tiles of 8 blocks,
+// x read from L2 by 40) 11.5-11.7 us a replay, two (20 tiles, 160 blocks: more than one wave at
+// one block an SM) 13.5-14.2, three (14 tiles, 112 blocks) 9.6-9.8.
+constexpr int kGroups = 3;
+constexpr int kBatchUnits = 8;  // units of 32 rows of K staged at once
+// ... where x's rows are on the 16-byte grid; a chunk of an unaligned row is loaded element by
+// element into more registers, and half the batch fits.
+template <bool kAligned>
+constexpr int kBatchUnitsOf = kAligned ? kBatchUnits : kBatchUnits / 2;
+constexpr int kMostClusterBlocks = 8;  // the portable cluster size
+
+template <int kTokens>
+struct ClusterSplit {
+  static_assert(kTokens % kFragment == 0, "whole tensor-core tiles of tokens");
+  static constexpr int kThreads = kGroups * kGroupThreads;
+  static constexpr int kCols = kGroups * kGroupCols;
+  static constexpr int kStepBytes = kTokens * 2 * 16;  // x's tokens x 16 rows of K, in cores
+  static constexpr int kXBytes = kBatchUnits * 2 * kStepBytes;
+  using Sums = float[kTokens][kCols + kSumSkew];
+  static constexpr std::size_t kBytes = std::max<std::size_t>(kXBytes, sizeof(Sums));
+};
+// [fused_cluster]
+
+// What a launch of the cluster kernel reads and writes (32-bit sizes: the launcher checks them).
+struct ClusterCall {
+  const __half* __restrict__ x;
+  const uint4* __restrict__ packed;
+  __half* __restrict__ y;
+  int rows, k_cols, n_cols;
+  int split_units;  // units of 32 rows of K a block of the cluster multiplies
+  float eps;
+};
+
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the kernel's helpers: sm_90a
+constexpr int kCoreBytes = 128;  // a core matrix of wgmma's operands: 8 rows of 16 bytes
+
+// [fused_stage]
+// Stages x's rows for the batch of units starting at @p first_unit in shared memory, as the B
+// operand of wgmma wants it: for each step of 16 rows of K, 8 x 8 core matrices (8 tokens, 8
+// rows of K, 16 bytes a token), the two of a step's K side by side (128 bytes apart), then the
+// next 8 tokens (256 bytes on). A thread loads a token's 64 bytes of a unit in the permuted order
+// of the packed W* (ch11.cuh: quad q holds rows 8q to 8q + 7), and a 4 x 4 transpose of 32-bit
+// words puts each logical row of 8 in one 16-byte store. It adds the squares of what it loaded.
+template <int kTokens, bool kAligned>
+struct StagedX {
+  using Shape = ClusterSplit<kTokens>;
+  static constexpr int kUnitLanes = Shape::kThreads / kTokens;  // threads staging a token's units
+  static_assert(Shape::kThreads % kTokens == 0, "a thread stages the same token in every pass");
+  static constexpr int kPasses =
+      (kBatchUnitsOf<kAligned> + kUnitLanes - 1) / kUnitLanes;
+  uint4 quads[kPasses][4];  // this thread's token's 64 bytes of each of its units
+
+  // Issues every load. Tokens past the last are a copy of the last row (their outputs are never
+  // written), and units past the batch a copy of its last unit (never stored): every load is
+  // unconditional, so all of them go out before the first lands.
+  __device__ void load(const ClusterCall& c, int first_unit, int batch_units) {
+    const int m = static_cast<int>(threadIdx.x) % kTokens;
+    const __half* row = c.x + static_cast<std::size_t>(min(m, c.rows - 1)) * c.k_cols;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int i = static_cast<int>(threadIdx.x) / kTokens + pass * kUnitLanes;
+      const int unit = first_unit + min(i, batch_units - 1);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int first = unit * kUnitRows + q * kWidth;
+        quads[pass][q] =
+            kAligned
+                ? __ldg(reinterpret_cast<const uint4*>(row + first))
+                : device::same_bits<uint4>(device::load_chunk<false>(row, first, c.k_cols, false));
+      }
+    }
+  }
+
+  // Stores what landed in the core-matrix order, and adds its squares (tokens past the last add
+  // their copy's squares to a sum nobody reads).
+  __device__ void store(int batch_units, unsigned char* staged, float& squares) const {
+    const int m = static_cast<int>(threadIdx.x) % kTokens;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int i = static_cast<int>(threadIdx.x) / kTokens + pass * kUnitLanes;
+      if (i >= batch_units) break;
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        device::accumulate_squares(squares, device::same_bits<Vector<__half>>(quads[pass][q]));
+        // Word p of quad q is rows 8q + 2p, 8q + 2p + 1: step p / 2, core p % 2, position q.
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const auto word = [&](int q) {
+          const uint4& v = quads[pass][q];
+          return p == 0 ? v.x : p == 1 ? v.y : p == 2 ? v.z : v.w;
+        };
+        const int step = 2 * i + p / 2;
+        *reinterpret_cast<uint4*>(staged + step * Shape::kStepBytes + m / 8 * 2 * kCoreBytes +
+                                  p % 2 * kCoreBytes + m % 8 * 16) =
+            make_uint4(word(0), word(1), word(2), word(3));
+      }
+    }
+  }
+};
+// [fused_stage]
+
+// [fused_multiply]
+// The shared-memory descriptor of one step's B for wgmma: no swizzle, the K-side core matrices
+// 128 bytes apart (leading byte offset), the token-side ones 256 (stride byte offset).
+__device__ __forceinline__ std::uint64_t step_descriptor(const unsigned char* step) {
+  const auto address = static_cast<std::uint64_t>(__cvta_generic_to_shared(step));
+  return ((address & 0x3FFFF) >> 4) | (std::uint64_t{kCoreBytes >> 4} << 16) |
+         (std::uint64_t{2 * kCoreBytes >> 4} << 32);
+}
+
+// wgmma m64nNk16, fp16 in, fp32 accumulated, A from registers (a lane's four words of W*, as
+// for mma.sync), B from shared memory by descriptor; N is the token count, 16, 32 or 64.
+template <int kTokens>
+__device__ __forceinline__ void wgmma_step(float (&d)[kTokens / 2], const uint4& top,
+                                           const uint4& bottom, bool second_half, std::uint64_t b);
+
+#define NORMLAB_WGMMA_A                                                     \
+  "r"(second_half ? top.z : top.x), "r"(second_half ? bottom.z : bottom.x), \
+      "r"(second_half ? top.w : top.y), "r"(second_half ? bottom.w : bottom.y), "l"(b)
+
+template <>
+__device__ __forceinline__ void wgmma_step<16>(float (&d)[8], const uint4& top, const uint4& bottom,
+                                               bool second_half, std::uint64_t b) {
+  asm volatile(
+      "{.reg .pred p; setp.ne.b32 p, 1, 0; "
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1, 0;}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7])
+      : NORMLAB_WGMMA_A);
+}
+// [fused_multiply]
+
+template <>
+__device__ __forceinline__ void wgmma_step<32>(float (&d)[16], const uint4& top,
+                                               const uint4& bottom, bool second_half,
+                                               std::uint64_t b) {
+  asm volatile(
+      "{.reg .pred p; setp.ne.b32 p, 1, 0; "
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "{%16, %17, %18, %19}, %20, p, 1, 1, 0;}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15])
+      : NORMLAB_WGMMA_A);
+}
+
+template <>
+__device__ __forceinline__ void wgmma_step<64>(float (&d)[32], const uint4& top,
+                                               const uint4& bottom, bool second_half,
+                                               std::uint64_t b) {
+  asm volatile(
+      "{.reg .pred p; setp.ne.b32 p, 1, 0; "
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1, 0;}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : NORMLAB_WGMMA_A);
+}
+#undef NORMLAB_WGMMA_A
+
+// Keeps the compiler from moving the accumulators' uses across the asynchronous multiplies.
+template <int kN>
+__device__ __forceinline__ void hold(float (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+    asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// [fused_cluster_sum]
+// Every block of the cluster has its sums of x · W* over its slice of K in shared memory, and
+// its sums of squares of x. After cluster.sync() each block reads all of them through DSMEM:
+// first the whole sums of squares, for 1/RMS of each row; then it adds, for its share of the
+// tile's outputs (every cluster-size-th), the blocks' sums in rank order, scales, and writes
+// fp16. The last cluster.sync() keeps every block's shared memory alive until all have read it.
+template <int kTokens>
+__device__ void finish_on_cluster(const ClusterCall& c, const cg::cluster_group& cluster,
+                                  typename ClusterSplit<kTokens>::Sums& sums,
+                                  float (&row_squares)[kTokens], float (&rstd)[kTokens]) {
+  using Shape = ClusterSplit<kTokens>;
+  const int blocks = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  cluster.sync();
+  if (threadIdx.x < kTokens) {
+    float total = 0.0f;
+#pragma unroll
+    for (int b = 0; b < kMostClusterBlocks; ++b)
+      if (b < blocks) total += *cluster.map_shared_rank(&row_squares[threadIdx.x], b);
+    rstd[threadIdx.x] = rsqrtf(total / static_cast<float>(c.k_cols) + c.eps);
+  }
+  __syncthreads();
+  // Four consecutive outputs a thread: one 16-byte load from each block, all issued together.
+  const int tile_col = static_cast<int>(blockIdx.x) * Shape::kCols;
+  constexpr int kQuads = Shape::kCols / 4;
+  for (int o = rank * Shape::kThreads + static_cast<int>(threadIdx.x); o < kTokens * kQuads;
+       o += blocks * Shape::kThreads) {
+    const int m = o / kQuads, col = o % kQuads * 4;
+    if (m >= c.rows || tile_col + col >= c.n_cols) continue;
+    float4 part[kMostClusterBlocks];
+#pragma unroll
+    for (int b = 0; b < kMostClusterBlocks; ++b) {
+      part[b] = b < blocks
+                    ? *reinterpret_cast<const float4*>(cluster.map_shared_rank(&sums[m][col], b))
+                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    float4 sum = part[0];
+#pragma unroll
+    for (int b = 1; b < kMostClusterBlocks; ++b) {
+      sum.x += part[b].x;
+      sum.y += part[b].y;
+      sum.z += part[b].z;
+      sum.w += part[b].w;
+    }
+    const float scaled[4] = {sum.x * rstd[m], sum.y * rstd[m], sum.z * rstd[m], sum.w * rstd[m]};
+    __half* out = c.y + static_cast<std::size_t>(m) * c.n_cols + tile_col + col;
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (tile_col + col + e < c.n_cols) out[e] = __float2half_rn(scaled[e]);
+  }
+  // Only to keep this block's shared memory alive until every block has read it: the reads
+  // above have returned (their sums are written), so the arrival needs no release.
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::
+                   : "memory");
+}
+// [fused_cluster_sum]
+#endif
+
+// [fused_kernel]
+// A block: its slice of K for its kGroups x 64 columns, in batches of 8 units. Each batch: every
+// thread issues its loads of x and of W* (two tiles a unit, into registers), all before any is
+// used; the block stages x; each warpgroup issues the batch's 16 multiplies and waits for them
+// once. Then the cluster adds.
+template <int kTokens, bool kAligned>
+__global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const ClusterCall c) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma: sm_90a
+  using Shape = ClusterSplit<kTokens>;
+  extern __shared__ __align__(128) unsigned char shared[];
+  __shared__ float lane_squares[StagedX<kTokens, kAligned>::kUnitLanes][kTokens];
+  __shared__ float row_squares[kTokens];
+  __shared__ float rstd[kTokens];
+  const Lane l;
+  const int units = (c.k_cols + kUnitRows - 1) / kUnitRows;
+  const int tiles = (c.n_cols + kColsATile - 1) / kColsATile;
+  // The warp's 16 rows of A are columns 16 w to 16 w + 15 of its warpgroup's 64: two tiles.
+  const int first_tile = static_cast<int>(blockIdx.x) * (Shape::kCols / kColsATile) + 2 * l.warp;
+  const int unit_begin = static_cast<int>(blockIdx.y) * c.split_units;
+  const int unit_end = min(unit_begin + c.split_units, units);
+  float acc[kTokens / 2] = {};
+  float squares = 0.0f;
+  for (int batch = unit_begin; batch < unit_end; batch += kBatchUnitsOf<kAligned>) {
+    const int batch_units = min(kBatchUnitsOf<kAligned>, unit_end - batch);
+    StagedX<kTokens, kAligned> staged_x;
+    staged_x.load(c, batch, batch_units);
+    // Tiles past N are a copy of the last tile (rows of A whose outputs are never written),
+    // units past the batch a copy of its last (never multiplied): unconditional loads.
+    uint4 w[kBatchUnitsOf<kAligned>][2];
+#pragma unroll
+    for (int i = 0; i < kBatchUnitsOf<kAligned>; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int tile = min(first_tile + h, tiles - 1), unit = batch + min(i, batch_units - 1);
+        w[i][h] =
+            __ldg(c.packed + (static_cast<std::size_t>(tile) * units + unit) * device::kWarpSize +
+                  l.lane);
+      }
+    }
+    staged_x.store(batch_units, shared, squares);
+    // The stores above are the generic proxy's; wgmma reads through the async proxy.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < kBatchUnitsOf<kAligned>; ++i) {
+      if (i >= batch_units) break;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        wgmma_step<kTokens>(acc, w[i][0], w[i][1], half == 1,
+                            step_descriptor(shared + (2 * i + half) * Shape::kStepBytes));
+      }
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    hold(acc);
+    __syncthreads();  // every warpgroup is done with the staged x
+  }
+
+  // Park the sums (D: a lane's rows g and g + 8 of its warp's 16 columns, tokens 8 j + 2 q and
+  // 8 j + 2 q + 1) and each staging thread's squares, in the staged x's place.
+  auto& sums = *reinterpret_cast<typename Shape::Sums*>(shared);
+  const int col = (l.warp / 4) * kGroupCols + (l.warp % 4) * kFragment + l.group;
+#pragma unroll
+  for (int j = 0; j < kTokens / 8; ++j) {
+    const int m = 8 * j + 2 * l.quad;
+    sums[m][col] = acc[4 * j];
+    sums[m + 1][col] = acc[4 * j + 1];
+    sums[m][col + 8] = acc[4 * j + 2];
+    sums[m + 1][col + 8] = acc[4 * j + 3];
+  }
+  lane_squares[threadIdx.x / kTokens][threadIdx.x % kTokens] = squares;
+  __syncthreads();
+  if (threadIdx.x < kTokens) {
+    float total = 0.0f;
+#pragma unroll
+    for (int i = 0; i < StagedX<kTokens, kAligned>::kUnitLanes; ++i)
+      total += lane_squares[i][threadIdx.x];
+    row_squares[threadIdx.x] = total;
+  }
+  finish_on_cluster<kTokens>(c, cg::this_cluster(), sums, row_squares, rstd);
+#else
+  __trap();  // the launcher refuses GPUs and builds without sm_90a
+#endif
+}
+// [fused_kernel]
+
 // [fused_split]
-// Rows of W* a block multiplies: K over the portable cluster size, rounded up to the tensor
-// cores' 16; fewer blocks when K is short.
-std::int64_t split_rows_for(std::int64_t k_cols) {
-  const std::int64_t rows = (k_cols + kMostClusterBlocks - 1) / kMostClusterBlocks;
-  return (rows + kFragment - 1) / kFragment * kFragment;
+// Units of 32 rows of K a block multiplies: all of K over the portable cluster size; fewer
+// blocks when K is short.
+int split_units_for(int k_cols) {
+  const int units = (k_cols + kUnitRows - 1) / kUnitRows;
+  return (units + kMostClusterBlocks - 1) / kMostClusterBlocks;
 }
 // [fused_split]
 
-template <int kRows, bool kAligned>
-void launch(const FusedCall& call, cudaStream_t stream) {
-  const auto kernel = fused_kernel<kRows, kAligned>;
-  const auto blocks =
-      static_cast<unsigned int>((call.k_cols + call.split_rows - 1) / call.split_rows);
+template <int kTokens, bool kAligned>
+void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
+  using Shape = ClusterSplit<kTokens>;
+  const auto kernel = fused_kernel<kTokens, kAligned>;
+  const int units = (call.k_cols + kUnitRows - 1) / kUnitRows;
+  const auto blocks = static_cast<unsigned int>((units + call.split_units - 1) / call.split_units);
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = 1;
   cluster.val.clusterDim.y = blocks;
   cluster.val.clusterDim.z = 1;
-  if (blocks > 8) {  // beyond the portable cluster size
-    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  }
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(Ring<kRows>::kBytes)));
+                                     static_cast<int>(Shape::kBytes)));
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols, kTileCols)), blocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = Ring<kRows>::kBytes;
+  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols, Shape::kCols)), blocks);
+  config.blockDim = dim3(Shape::kThreads);
+  config.dynamicSmemBytes = Shape::kBytes;
   config.stream = stream;
   config.attrs = &cluster;
   config.numAttrs = 1;
   NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, call));
+}
+
+template <bool kAligned>
+void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
+  if (call.rows <= 16) return launch_cluster<16, kAligned>(call, stream);
+  if (call.rows <= 32) return launch_cluster<32, kAligned>(call, stream);
+  launch_cluster<64, kAligned>(call, stream);
 }
 
 }  // namespace
@@ -601,17 +717,14 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
   check_argument(eps > 0.0f, fn, "eps", "must be positive");
   if (rows == 0) return;
   check_argument(x != nullptr, fn, "x", "must not be null");
-  if (kernel == FusedKernel::warp_split) {
-    check_argument(w.packed != nullptr && reinterpret_cast<std::uintptr_t>(w.packed) % 16 == 0, fn,
-                   "w.packed", "must be pack_weights()'s W*, 16-byte aligned");
-  } else {
-    check_argument(w.row_major != nullptr, fn, "w.row_major", "must not be null");
-  }
+  check_argument(w.packed != nullptr && reinterpret_cast<std::uintptr_t>(w.packed) % 16 == 0, fn,
+                 "w.packed", "must be pack_weights()'s W*, 16-byte aligned");
   check_argument(y != nullptr, fn, "y", "must not be null");
   check_argument(fused_kernel_runs_here(kernel), fn, "device",
                  kernel == FusedKernel::warp_split
                      ? "needs mma.sync m16n8k16 (compute capability 8.0 or newer)"
-                     : "needs thread-block clusters (compute capability 9.0 or newer)");
+                     : "needs wgmma and thread-block clusters (compute capability 9.0, a build "
+                       "for sm_90a)");
   const bool x_aligned = k_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
   if (kernel == FusedKernel::warp_split) {
     const WarpSplitCall call{.x = x,
@@ -630,22 +743,18 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
     NORMLAB_CHECK_LAUNCH();
     return;
   }
-  const FusedCall call{.x = x,
-                       .w = w.row_major,
-                       .y = y,
-                       .rows = rows,
-                       .k_cols = k_cols,
-                       .n_cols = n_cols,
-                       .split_rows = split_rows_for(k_cols),
-                       .eps = eps};
-  const bool aligned =
-      x_aligned && n_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(w.row_major) % 16 == 0;
-  if (rows <= 16) {  // tokens padded to whole tensor-core tiles: 16, 32 or 64 rows
-    aligned ? launch<16, true>(call, stream) : launch<16, false>(call, stream);
-  } else if (rows <= 32) {
-    aligned ? launch<32, true>(call, stream) : launch<32, false>(call, stream);
+  const ClusterCall call{.x = x,
+                         .packed = reinterpret_cast<const uint4*>(w.packed),
+                         .y = y,
+                         .rows = static_cast<int>(rows),
+                         .k_cols = static_cast<int>(k_cols),
+                         .n_cols = static_cast<int>(n_cols),
+                         .split_units = split_units_for(static_cast<int>(k_cols)),
+                         .eps = eps};
+  if (x_aligned && k_cols % kPackRows == 0) {
+    launch_cluster<true>(call, stream);
   } else {
-    aligned ? launch<64, true>(call, stream) : launch<64, false>(call, stream);
+    launch_cluster<false>(call, stream);
   }
   NORMLAB_CHECK_LAUNCH();
 }
@@ -663,7 +772,8 @@ const char* name_of(FusedKernel kernel) {
 }
 
 bool fused_kernel_runs_here(FusedKernel kernel) {
-  return kernel == FusedKernel::warp_split ? compute_capability() >= 80 : has_clusters();
+  return kernel == FusedKernel::warp_split ? compute_capability() >= 80
+                                           : kBuiltForSm90a && compute_capability() == 90;
 }
 
 bool fused_available() {

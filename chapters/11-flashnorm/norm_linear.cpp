@@ -55,8 +55,7 @@ void NormLinear::run(Path path, const __half* x, std::int64_t rows, __half* y,
       row_rstd(x, rows, k, eps, rstd_.data(), stream);
       return gemm_.row_scaled(x, w_folded, rstd_.data(), y, rows, k, n, stream);
     case Path::fused:
-      return fused_rmsnorm_linear(x, {.row_major = w_folded, .packed = w_packed}, rows, k, n, eps,
-                                  y, stream);
+      return fused_rmsnorm_linear(x, {.packed = w_packed}, rows, k, n, eps, y, stream);
   }
 }
 // [paths]
