@@ -783,11 +783,12 @@ def ch10_huge_rows():
 
 
 # Chapter 11's decode example, 576 -> 960 (SmolLM2-135M), as fused.cu splits it: the cluster
-# kernel's 64-column tiles and K over up to 8 blocks in multiples of 16 rows (split_rows_for);
+# kernel's 192-column tiles (kGroups warpgroups of 64) and K over up to 8 blocks in units of 32
+# rows (split_units_for);
 # the warp split's blocks of one tile of 8 columns for all of K (3 tiles only at up to 16 tokens
 # through K past 1024, launch_warp_split) and K in units of 32 rows (kUnitRows, kPackRows) dealt
 # to 8 warps, up to 3 units a warp loaded at once (kUnits).
-CH11_K, CH11_N, CH11_FRAGMENT, CH11_WARPS = 576, 960, 16, 8
+CH11_K, CH11_N, CH11_WARPS, CH11_GROUP_COLS = 576, 960, 8, 3 * 64
 CH11_TILE, CH11_UNIT, CH11_UNITS_A_WARP = 8, 32, 3
 # A lane's share of a unit of packed W*: one 16-byte load (8 rows of K of one column); a warp's
 # 32 lanes load the unit's W* as that many consecutive bytes (pack_doc, ch11.cuh).
@@ -796,18 +797,20 @@ CH11_LANE_BYTES, CH11_WARP_LANES = 16, 32
 
 def ch11_k_split_panel(fig, top):
     """(b) Where K goes in the two fused kernels: over a cluster's blocks, or a block's warps."""
-    split_rows = -(-(-(-CH11_K // 8)) // CH11_FRAGMENT) * CH11_FRAGMENT
-    blocks = -(-CH11_K // split_rows)
     units = -(-CH11_K // CH11_UNIT)
+    split_rows = -(-units // 8) * CH11_UNIT
+    blocks = -(-CH11_K // split_rows)
     # One pass of the warps: every unit is among some warp's first CH11_UNITS_A_WARP, in flight
     # at once.
     assert units <= CH11_WARPS * CH11_UNITS_A_WARP
     dealt = ", ".join(["w"] + [f"w + {i * CH11_WARPS}" for i in range(1, CH11_UNITS_A_WARP)])
     heading(fig, top, f"(b) The fused kernels, {CH11_K} → {CH11_N}: where K goes")
     for half, (title, tile, note) in enumerate([
-            (f"cluster split: {CH11_N // 64} tiles of 64 columns × {blocks} blocks",
-             64, [f"block k: rows [{split_rows}k, {split_rows}(k+1)) of K, on its own SM",
-                  "sums added through DSMEM: two cluster barriers"]),
+            (f"cluster split: {-(-CH11_N // CH11_GROUP_COLS)} tiles of {CH11_GROUP_COLS} columns"
+             f" × {blocks} blocks", CH11_GROUP_COLS,
+             [f"block k: rows [{split_rows}k, {split_rows}(k+1)) of K, on its own SM",
+              "W* in registers, x in shared memory: wgmma",
+              "sums added through DSMEM: two cluster barriers"]),
             (f"warp split: {-(-CH11_N // CH11_TILE)} tiles of {CH11_TILE} columns × 1 block",
              CH11_TILE, [f"warp w: units {dealt} of {CH11_UNIT} rows, loaded at once",
                          f"W* packed in the tensor cores' order: "
