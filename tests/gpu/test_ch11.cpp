@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ch11.cuh"
@@ -153,17 +154,21 @@ TEST_CASE("the warp split's block for weights past L2: two blocks an SM of 8 war
 
 TEST_CASE("fused graph replays give the same bits: warps and blocks are added in a fixed order",
           "[ch11]") {
-  for (auto [k, n] :
-       {std::pair<std::int64_t, std::int64_t>{576, 960}, {2048, 2560}, {4096, 4104}}) {
-    Setup s(16, k, n, 1190 + k);
-    INFO(k << " -> " << n << ": " << name_of(fused_kernel_for(16, k, n)));
+  // 16 tokens: the warp split's blocks; 40 and 64: the cluster kernel, ragged and aligned.
+  for (auto [rows, k, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 576, 960},
+                            {16, 2048, 2560},
+                            {16, 4096, 4104},
+                            {40, 1100, 1201},
+                            {64, 2048, 2560}}) {
+    Setup s(rows, k, n, 1190 + k);
+    INFO(rows << " x " << k << " -> " << n << ": " << name_of(fused_kernel_for(rows, k, n)));
     const std::vector<__half> first = s.run(Path::fused);
     cudaStream_t stream = nullptr;
     NORMLAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     NORMLAB_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    s.layer.run(Path::fused, s.x.data(), 16, s.y.data(), stream);
+    s.layer.run(Path::fused, s.x.data(), rows, s.y.data(), stream);
     NORMLAB_CHECK(cudaStreamEndCapture(stream, &graph));
     NORMLAB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     s.y.poison(stream);
