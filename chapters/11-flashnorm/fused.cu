@@ -84,30 +84,60 @@ struct WarpSplit {
   static constexpr std::size_t kBytes = sizeof(Sums);
 };
 
-// mma.sync m16n8k16, fp16 in, fp32 accumulated: c += a · b on one warp's fragments. A lane's
-// 16 bytes of a unit (of x's rows group and group + 8, and of W*) hold 8 rows of K: elements 0
-// to 3 are its share of the unit's first 16 rows (logical pairs 2 quad and 2 quad + 8), 4 to 7
-// of the second (second_half).
+// A lane's 16 bytes of a unit (of x's rows group and group + 8, or of W*) hold 8 rows of K:
+// elements 0 to 3 are its share of the unit's first 16 rows (logical pairs 2 quad and
+// 2 quad + 8), 4 to 7 of the second (second_half). The four words of an m16n8k16 A fragment
+// from the unit's top and bottom 8 rows (wgmma's A registers are the same, in each warp).
+__device__ __forceinline__ uint4 a_fragment(const uint4& top, const uint4& bottom,
+                                            bool second_half) {
+  return second_half ? make_uint4(top.z, bottom.z, top.w, bottom.w)
+                     : make_uint4(top.x, bottom.x, top.y, bottom.y);
+}
+
+// mma.sync m16n8k16, fp16 in, fp32 accumulated: c += a · b on one warp's fragments.
 __device__ __forceinline__ void mma_16816(float (&c)[4], const uint4& a_top, const uint4& a_bottom,
                                           bool second_half, const uint4& b) {
-  const unsigned a0 = second_half ? a_top.z : a_top.x, a1 = second_half ? a_bottom.z : a_bottom.x;
-  const unsigned a2 = second_half ? a_top.w : a_top.y, a3 = second_half ? a_bottom.w : a_bottom.y;
+  const uint4 a = a_fragment(a_top, a_bottom, second_half);
   const unsigned b0 = second_half ? b.z : b.x, b1 = second_half ? b.w : b.y;
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%0, %1, %2, %3};"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
 
-// What a launch of the warp split reads and writes (32-bit sizes: the launcher checks them).
-struct WarpSplitCall {
+// What a launch of either fused kernel reads and writes (32-bit sizes: the launcher checks them).
+struct PackedCall {
   const __half* __restrict__ x;
   const uint4* __restrict__ packed;
   __half* __restrict__ y;
   int rows, k_cols, n_cols;
   float eps;
 };
+
+// Units of 32 rows of K, tiles of 8 columns of the packed W*.
+__host__ __device__ constexpr int units_of(int k_cols) {
+  return (k_cols + kUnitRows - 1) / kUnitRows;
+}
+__host__ __device__ constexpr int tiles_of(int n_cols) {
+  return (n_cols + kColsATile - 1) / kColsATile;
+}
+
+// A lane's 16 bytes of the packed W* for tile @p tile and unit @p unit (pack_doc, ch11.cuh).
+__device__ __forceinline__ uint4 packed_chunk(const PackedCall& c, int units, int tile, int unit,
+                                              int lane) {
+  return __ldg(c.packed + (static_cast<std::size_t>(tile) * units + unit) * device::kWarpSize +
+               lane);
+}
+
+// 8 halves of a row of x from column @p first: one 16-byte load where rows are on the 16-byte
+// grid and K is a multiple of 32 (kAligned: every chunk of a unit is in the row), element by
+// element with zeros past K otherwise.
+template <bool kAligned>
+__device__ __forceinline__ uint4 x_chunk(const __half* row, int first, int k_cols) {
+  return kAligned ? __ldg(reinterpret_cast<const uint4*>(row + first))
+                  : device::same_bits<uint4>(device::load_chunk<false>(row, first, k_cols, false));
+}
 
 // Where a lane is: its warp, and its fragments' row (group) and column pair (quad).
 struct Lane {
@@ -131,8 +161,8 @@ struct UnitBatch {
 // before any is used, x's before W*'s in each unit. Units past K are not loaded (and not
 // multiplied); tiles past N and rows past the last token are zeros.
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
-__device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l, int units,
-                                           int tiles, int first_tile, int start,
+__device__ __forceinline__ void load_units(const PackedCall& c, const Lane& l, int units, int tiles,
+                                           int first_tile, int start,
                                            UnitBatch<kMTiles, kTiles, kUnits>& batch) {
 #pragma unroll
   for (int i = 0; i < kUnits; ++i) {
@@ -147,22 +177,15 @@ __device__ __forceinline__ void load_units(const WarpSplitCall& c, const Lane& l
         const int first = unit * kUnitRows + l.quad * kWidth;
         if (m >= c.rows) {
           batch.x[i][t][h] = make_uint4(0u, 0u, 0u, 0u);
-        } else if (kAligned) {  // K a multiple of 32: every chunk of a unit is in the row
-          batch.x[i][t][h] = __ldg(reinterpret_cast<const uint4*>(row + first));
         } else {
-          batch.x[i][t][h] =
-              device::same_bits<uint4>(device::load_chunk<false>(row, first, c.k_cols, false));
+          batch.x[i][t][h] = x_chunk<kAligned>(row, first, c.k_cols);
         }
       }
     }
 #pragma unroll
     for (int b = 0; b < kTiles; ++b) {
-      batch.w[i][b] = first_tile + b < tiles
-                          ? __ldg(c.packed +
-                                  (static_cast<std::size_t>(first_tile + b) * units + unit) *
-                                      device::kWarpSize +
-                                  l.lane)
-                          : make_uint4(0u, 0u, 0u, 0u);
+      batch.w[i][b] = first_tile + b < tiles ? packed_chunk(c, units, first_tile + b, unit, l.lane)
+                                             : make_uint4(0u, 0u, 0u, 0u);
     }
   }
 }
@@ -203,7 +226,7 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
 // 576 x 960 1.97-2.06x -> 2.10-2.12x; 64 tokens through 576 x 960 level (1.38-1.39x ->
 // 1.36-1.37x, its fused times 5.12-5.22 -> 5.13-5.24 us).
 template <int kMTiles, int kTiles, int kSplitWarps>
-__device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const Lane& l,
+__device__ __forceinline__ void finish_warp_split(const PackedCall& c, const Lane& l,
                                                   int first_tile,
                                                   const float (&acc)[kMTiles][kTiles][4],
                                                   const float (&squares)[kMTiles][2]) {
@@ -250,11 +273,11 @@ __device__ __forceinline__ void finish_warp_split(const WarpSplitCall& c, const 
 // A block: all of K for its kTiles tiles of columns, in batches of kUnits units a warp.
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
 __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
-    fused_warp_split_kernel(const WarpSplitCall c) {
+    fused_warp_split_kernel(const PackedCall c) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // mma.sync m16n8k16 needs sm_80
   const Lane l;
-  const int units = (c.k_cols + kUnitRows - 1) / kUnitRows;
-  const int tiles = (c.n_cols + kColsATile - 1) / kColsATile;
+  const int units = units_of(c.k_cols);
+  const int tiles = tiles_of(c.n_cols);
   const int first_tile = static_cast<int>(blockIdx.x) * kTiles;
   float acc[kMTiles][kTiles][4] = {};
   float squares[kMTiles][2] = {};  // of rows group and group + 8 of each tile of tokens
@@ -271,18 +294,18 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
 }
 // [fused_warp_split]
 
-// Column tiles of @p tile_cols across n_cols outputs: a kernel's blocks along x.
-std::int64_t tiles_of(std::int64_t n_cols, int tile_cols) {
+// Blocks of @p tile_cols columns across n_cols outputs: a kernel's blocks along x.
+std::int64_t blocks_of(std::int64_t n_cols, int tile_cols) {
   return (n_cols + tile_cols - 1) / tile_cols;
 }
 
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
-void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
+void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
   using Shape = WarpSplit<kMTiles, kTiles, kSplitWarps>;
   const auto kernel = fused_warp_split_kernel<kMTiles, kTiles, kSplitWarps, kUnits, kAligned>;
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Shape::kBytes)));
-  const auto blocks = static_cast<unsigned int>(tiles_of(call.n_cols, kTiles * kColsATile));
+  const auto blocks = static_cast<unsigned int>(blocks_of(call.n_cols, kTiles * kColsATile));
   kernel<<<blocks, Shape::kThreads, Shape::kBytes, stream>>>(call);
 }
 
@@ -307,7 +330,7 @@ void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
 // kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
 
 template <bool kAligned>
-void launch_warp_split(const WarpSplitCall& call, cudaStream_t stream) {
+void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
   if (call.rows <= 16 && call.k_cols > 1024) {
     if (static_cast<std::int64_t>(call.k_cols) * call.n_cols >= kWarpSplitDramWeights)
       return launch_warp_split<1, 3, 8, 4, kAligned>(call, stream);
@@ -360,15 +383,13 @@ struct ClusterSplit {
 };
 // [fused_cluster]
 
-// What a launch of the cluster kernel reads and writes (32-bit sizes: the launcher checks them).
-struct ClusterCall {
-  const __half* __restrict__ x;
-  const uint4* __restrict__ packed;
-  __half* __restrict__ y;
-  int rows, k_cols, n_cols;
-  int split_units;  // units of 32 rows of K a block of the cluster multiplies
-  float eps;
-};
+// [fused_split]
+// Units of 32 rows of K a block multiplies: all of K over the portable cluster size; fewer
+// blocks when K is short.
+__host__ __device__ constexpr int split_units_for(int k_cols) {
+  return (units_of(k_cols) + kMostClusterBlocks - 1) / kMostClusterBlocks;
+}
+// [fused_split]
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the kernel's helpers: sm_90a
 constexpr int kCoreBytes = 128;  // a core matrix of wgmma's operands: 8 rows of 16 bytes
@@ -385,14 +406,13 @@ struct StagedX {
   using Shape = ClusterSplit<kTokens>;
   static constexpr int kUnitLanes = Shape::kThreads / kTokens;  // threads staging a token's units
   static_assert(Shape::kThreads % kTokens == 0, "a thread stages the same token in every pass");
-  static constexpr int kPasses =
-      (kBatchUnitsOf<kAligned> + kUnitLanes - 1) / kUnitLanes;
+  static constexpr int kPasses = (kBatchUnitsOf<kAligned> + kUnitLanes - 1) / kUnitLanes;
   uint4 quads[kPasses][4];  // this thread's token's 64 bytes of each of its units
 
   // Issues every load. Tokens past the last are a copy of the last row (their outputs are never
   // written), and units past the batch a copy of its last unit (never stored): every load is
   // unconditional, so all of them go out before the first lands.
-  __device__ void load(const ClusterCall& c, int first_unit, int batch_units) {
+  __device__ void load(const PackedCall& c, int first_unit, int batch_units) {
     const int m = static_cast<int>(threadIdx.x) % kTokens;
     const __half* row = c.x + static_cast<std::size_t>(min(m, c.rows - 1)) * c.k_cols;
 #pragma unroll
@@ -402,10 +422,7 @@ struct StagedX {
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int first = unit * kUnitRows + q * kWidth;
-        quads[pass][q] =
-            kAligned
-                ? __ldg(reinterpret_cast<const uint4*>(row + first))
-                : device::same_bits<uint4>(device::load_chunk<false>(row, first, c.k_cols, false));
+        quads[pass][q] = x_chunk<kAligned>(row, first, c.k_cols);
       }
     }
   }
@@ -448,18 +465,16 @@ __device__ __forceinline__ std::uint64_t step_descriptor(const unsigned char* st
 }
 
 // wgmma m64nNk16, fp16 in, fp32 accumulated, A from registers (a lane's four words of W*, as
-// for mma.sync), B from shared memory by descriptor; N is the token count, 16, 32 or 64.
+// for mma.sync: a_fragment), B from shared memory by descriptor; N is the token count, 16, 32
+// or 64.
 template <int kTokens>
-__device__ __forceinline__ void wgmma_step(float (&d)[kTokens / 2], const uint4& top,
-                                           const uint4& bottom, bool second_half, std::uint64_t b);
+__device__ __forceinline__ void wgmma_step(float (&d)[kTokens / 2], const uint4& a,
+                                           std::uint64_t b);
 
-#define NORMLAB_WGMMA_A                                                     \
-  "r"(second_half ? top.z : top.x), "r"(second_half ? bottom.z : bottom.x), \
-      "r"(second_half ? top.w : top.y), "r"(second_half ? bottom.w : bottom.y), "l"(b)
+#define NORMLAB_WGMMA_A "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "l"(b)
 
 template <>
-__device__ __forceinline__ void wgmma_step<16>(float (&d)[8], const uint4& top, const uint4& bottom,
-                                               bool second_half, std::uint64_t b) {
+__device__ __forceinline__ void wgmma_step<16>(float (&d)[8], const uint4& a, std::uint64_t b) {
   asm volatile(
       "{.reg .pred p; setp.ne.b32 p, 1, 0; "
       "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
@@ -471,9 +486,7 @@ __device__ __forceinline__ void wgmma_step<16>(float (&d)[8], const uint4& top, 
 // [fused_multiply]
 
 template <>
-__device__ __forceinline__ void wgmma_step<32>(float (&d)[16], const uint4& top,
-                                               const uint4& bottom, bool second_half,
-                                               std::uint64_t b) {
+__device__ __forceinline__ void wgmma_step<32>(float (&d)[16], const uint4& a, std::uint64_t b) {
   asm volatile(
       "{.reg .pred p; setp.ne.b32 p, 1, 0; "
       "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
@@ -486,9 +499,7 @@ __device__ __forceinline__ void wgmma_step<32>(float (&d)[16], const uint4& top,
 }
 
 template <>
-__device__ __forceinline__ void wgmma_step<64>(float (&d)[32], const uint4& top,
-                                               const uint4& bottom, bool second_half,
-                                               std::uint64_t b) {
+__device__ __forceinline__ void wgmma_step<64>(float (&d)[32], const uint4& a, std::uint64_t b) {
   asm volatile(
       "{.reg .pred p; setp.ne.b32 p, 1, 0; "
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
@@ -519,7 +530,7 @@ __device__ __forceinline__ void hold(float (&d)[kN]) {
 // tile's outputs (every cluster-size-th), the blocks' sums in rank order, scales, and writes
 // fp16. The last cluster.sync() keeps every block's shared memory alive until all have read it.
 template <int kTokens>
-__device__ void finish_on_cluster(const ClusterCall& c, const cg::cluster_group& cluster,
+__device__ void finish_on_cluster(const PackedCall& c, const cg::cluster_group& cluster,
                                   typename ClusterSplit<kTokens>::Sums& sums,
                                   float (&row_squares)[kTokens], float (&rstd)[kTokens]) {
   using Shape = ClusterSplit<kTokens>;
@@ -576,7 +587,7 @@ __device__ void finish_on_cluster(const ClusterCall& c, const cg::cluster_group&
 // used; the block stages x; each warpgroup issues the batch's 16 multiplies and waits for them
 // once. Then the cluster adds.
 template <int kTokens, bool kAligned>
-__global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const ClusterCall c) {
+__global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const PackedCall c) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma: sm_90a
   using Shape = ClusterSplit<kTokens>;
   extern __shared__ __align__(128) unsigned char shared[];
@@ -584,12 +595,13 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Clu
   __shared__ float row_squares[kTokens];
   __shared__ float rstd[kTokens];
   const Lane l;
-  const int units = (c.k_cols + kUnitRows - 1) / kUnitRows;
-  const int tiles = (c.n_cols + kColsATile - 1) / kColsATile;
+  const int units = units_of(c.k_cols);
+  const int tiles = tiles_of(c.n_cols);
   // The warp's 16 rows of A are columns 16 w to 16 w + 15 of its warpgroup's 64: two tiles.
   const int first_tile = static_cast<int>(blockIdx.x) * (Shape::kCols / kColsATile) + 2 * l.warp;
-  const int unit_begin = static_cast<int>(blockIdx.y) * c.split_units;
-  const int unit_end = min(unit_begin + c.split_units, units);
+  const int split_units = split_units_for(c.k_cols);
+  const int unit_begin = static_cast<int>(blockIdx.y) * split_units;
+  const int unit_end = min(unit_begin + split_units, units);
   float acc[kTokens / 2] = {};
   float squares = 0.0f;
   for (int batch = unit_begin; batch < unit_end; batch += kBatchUnitsOf<kAligned>) {
@@ -604,9 +616,7 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Clu
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int tile = min(first_tile + h, tiles - 1), unit = batch + min(i, batch_units - 1);
-        w[i][h] =
-            __ldg(c.packed + (static_cast<std::size_t>(tile) * units + unit) * device::kWarpSize +
-                  l.lane);
+        w[i][h] = packed_chunk(c, units, tile, unit, l.lane);
       }
     }
     staged_x.store(batch_units, shared, squares);
@@ -619,7 +629,7 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Clu
       if (i >= batch_units) break;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        wgmma_step<kTokens>(acc, w[i][0], w[i][1], half == 1,
+        wgmma_step<kTokens>(acc, a_fragment(w[i][0], w[i][1], half == 1),
                             step_descriptor(shared + (2 * i + half) * Shape::kStepBytes));
       }
     }
@@ -657,21 +667,13 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Clu
 }
 // [fused_kernel]
 
-// [fused_split]
-// Units of 32 rows of K a block multiplies: all of K over the portable cluster size; fewer
-// blocks when K is short.
-int split_units_for(int k_cols) {
-  const int units = (k_cols + kUnitRows - 1) / kUnitRows;
-  return (units + kMostClusterBlocks - 1) / kMostClusterBlocks;
-}
-// [fused_split]
-
 template <int kTokens, bool kAligned>
-void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
+void launch_cluster(const PackedCall& call, cudaStream_t stream) {
   using Shape = ClusterSplit<kTokens>;
   const auto kernel = fused_kernel<kTokens, kAligned>;
-  const int units = (call.k_cols + kUnitRows - 1) / kUnitRows;
-  const auto blocks = static_cast<unsigned int>((units + call.split_units - 1) / call.split_units);
+  const int split_units = split_units_for(call.k_cols);
+  const auto blocks =
+      static_cast<unsigned int>((units_of(call.k_cols) + split_units - 1) / split_units);
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = 1;
@@ -680,7 +682,7 @@ void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
   NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(Shape::kBytes)));
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(tiles_of(call.n_cols, Shape::kCols)), blocks);
+  config.gridDim = dim3(static_cast<unsigned int>(blocks_of(call.n_cols, Shape::kCols)), blocks);
   config.blockDim = dim3(Shape::kThreads);
   config.dynamicSmemBytes = Shape::kBytes;
   config.stream = stream;
@@ -690,7 +692,7 @@ void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
 }
 
 template <bool kAligned>
-void launch_cluster(const ClusterCall& call, cudaStream_t stream) {
+void launch_cluster(const PackedCall& call, cudaStream_t stream) {
   if (call.rows <= 16) return launch_cluster<16, kAligned>(call, stream);
   if (call.rows <= 32) return launch_cluster<32, kAligned>(call, stream);
   launch_cluster<64, kAligned>(call, stream);
@@ -725,36 +727,19 @@ void fused_rmsnorm_linear(FusedKernel kernel, const __half* x, const FoldedWeigh
                      ? "needs mma.sync m16n8k16 (compute capability 8.0 or newer)"
                      : "needs wgmma and thread-block clusters (compute capability 9.0, a build "
                        "for sm_90a)");
-  const bool x_aligned = k_cols % kWidth == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+  const PackedCall call{.x = x,
+                        .packed = reinterpret_cast<const uint4*>(w.packed),
+                        .y = y,
+                        .rows = static_cast<int>(rows),
+                        .k_cols = static_cast<int>(k_cols),
+                        .n_cols = static_cast<int>(n_cols),
+                        .eps = eps};
+  // The aligned instances read whole units of x: rows on the 16-byte grid, K a multiple of 32.
+  const bool aligned = k_cols % kPackRows == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
   if (kernel == FusedKernel::warp_split) {
-    const WarpSplitCall call{.x = x,
-                             .packed = reinterpret_cast<const uint4*>(w.packed),
-                             .y = y,
-                             .rows = static_cast<int>(rows),
-                             .k_cols = static_cast<int>(k_cols),
-                             .n_cols = static_cast<int>(n_cols),
-                             .eps = eps};
-    // The aligned instance reads whole units of x: K a multiple of 32.
-    if (x_aligned && k_cols % kPackRows == 0) {
-      launch_warp_split<true>(call, stream);
-    } else {
-      launch_warp_split<false>(call, stream);
-    }
-    NORMLAB_CHECK_LAUNCH();
-    return;
-  }
-  const ClusterCall call{.x = x,
-                         .packed = reinterpret_cast<const uint4*>(w.packed),
-                         .y = y,
-                         .rows = static_cast<int>(rows),
-                         .k_cols = static_cast<int>(k_cols),
-                         .n_cols = static_cast<int>(n_cols),
-                         .split_units = split_units_for(static_cast<int>(k_cols)),
-                         .eps = eps};
-  if (x_aligned && k_cols % kPackRows == 0) {
-    launch_cluster<true>(call, stream);
+    aligned ? launch_warp_split<true>(call, stream) : launch_warp_split<false>(call, stream);
   } else {
-    launch_cluster<false>(call, stream);
+    aligned ? launch_cluster<true>(call, stream) : launch_cluster<false>(call, stream);
   }
   NORMLAB_CHECK_LAUNCH();
 }
