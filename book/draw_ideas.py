@@ -574,7 +574,7 @@ def narrow_column_sums(fig, top, cols, cell):
 
 def ch09_every_width():
     """Narrow rows: a group of lanes per row; and the table that maps a row to its kernel."""
-    fig = Figure(470, "Chapter 09: a group of lanes per narrow row, and a kernel per width")
+    fig = Figure(500, "Chapter 09: a group of lanes per narrow row, and a kernel per width")
     lanes_per_row, warp = 8, 32
     heading(fig, 20, f"Narrow rows: one warp holds {warp // lanes_per_row} rows, "
             f"{lanes_per_row} lanes each (narrow8x2); the butterfly stays inside the group")
@@ -607,44 +607,53 @@ def ch09_every_width():
              "the known-wrong kernel", size=10, fill=BARRIER)
     fig.text(x0, y + 26, f"group_sum<{lanes_per_row}>: offsets {', '.join(map(str, offsets))}; "
              "no shared memory, no __syncthreads, 256 / lanes rows a block", size=11)
-    # The decision table on bf16 rows (8 elements a 16-byte chunk), by width.
-    per_chunk = 8
-    narrow_cols = 1024
-    many = [("block8", 8 * 384)]
-    few = [("block1", 1 * 1024), ("block2", 2 * 1024), ("block8", 8 * 384)]
+    # The decision table (choose.cpp) on aligned bf16 rows (8 elements a 16-byte chunk), by
+    # width: each band is (kernel, widest row it takes, in columns); past the last, chapter 07.
+    narrow_cols = 96 * 8  # narrow32x3's 96 chunks
+    span = 32768
+    many = [("narrow: lanes per row, to 768", narrow_cols), ("block2_256x4", 1024),
+            ("block4_128x6", 4096), ("block4_256x3", 8192), ("block4, LayerNorm", 16384),
+            ("ch07", span)]
+    few = [("narrow: lanes per row, to 768", narrow_cols), ("block1", 1024 * 8),
+           ("block2", 2048 * 8), ("block8", 3072 * 8), ("ch07", span)]
     top = 250
     heading(fig, top, "Which kernel a bf16 row gets (aligned rows; chunk = 8 elements)")
-    span = 32768
     scale = 540 / math.log2(span)
 
     def at(cols):
         return 170 + math.log2(cols) * scale
 
-    for i, (label, blocks) in enumerate([("rows > 64", many), ("rows <= 64", few)]):
-        yy = top + 24 + 50 * i
+    for i, (label, bands) in enumerate([("rows > 64", many), ("rows <= 64", few)]):
+        yy = top + 36 + 76 * i
         fig.text(20, yy + 16, label, size=11)
-        fig.rect(at(1), yy, at(narrow_cols) - at(1), 22, fill=THREAD[2], stroke="white")
-        fig.text((at(1) + at(narrow_cols)) / 2, yy + 15, "narrow: lanes per row", size=10,
-                 anchor="middle", fill="white")
-        start = narrow_cols
-        for k, (name, chunks) in enumerate(blocks):
-            end = chunks * per_chunk
-            if end <= start:
-                continue
-            fig.rect(at(start), yy, at(end) - at(start), 22, fill=THREAD[1 + 2 * k % 6],
-                     stroke="white")
-            fig.text((at(start) + at(end)) / 2, yy + 15, name, size=10, anchor="middle",
-                     fill="white")
-            fig.text(at(end), yy + 34, f"{end}", size=9, anchor="middle", fill="#555")
+        start, thin, last_number = 1, 0, -100.0
+        for k, (name, end) in enumerate(bands):
+            fill = "#bbb" if name == "ch07" else THREAD[(1 + 2 * k) % 8]
+            fig.rect(at(start), yy, at(end) - at(start), 22, fill=fill, stroke="white")
+            middle = (at(start) + at(end)) / 2
+            if at(end) - at(start) > 7 * len(name):  # the name fits its band
+                fig.text(middle, yy + 15, name, size=10, anchor="middle",
+                         fill=INK if name == "ch07" else "white")
+            else:  # a thin band: its name under it, on alternate lines
+                fig.text(middle, yy + 34 + 12 * (thin % 2), name, size=9, anchor="middle",
+                         fill="#555")
+                thin += 1
+            if narrow_cols < end < span:  # the band's widest row, above it
+                raised = at(end) - last_number < 30
+                fig.text(at(end), yy - (14 if raised else 4), f"{end}", size=9,
+                         anchor="middle", fill="#555")
+                last_number = -100.0 if raised else at(end)
             start = end
-        fig.rect(at(start), yy, at(span) - at(start), 22, fill="#bbb", stroke="white")
-        fig.text((at(start) + at(span)) / 2, yy + 15, "ch07", size=10, anchor="middle")
-    fig.text(20, top + 142, "Columns on a log scale. Many rows: 8 vectors a thread, the fewest "
-             "threads a row, so the most rows in an SM's registers;", size=11)
-    fig.text(20, top + 158, "few rows: up to 1024 threads, one vector a thread while it "
-             "fits, so one row's critical path is one load, one reduction, one store.", size=11)
-    fig.text(20, top + 174, "Misaligned or odd-width rows take the *_any kernels "
-             "(narrow to 1024 columns, block4_any to 2048 chunks).", size=11)
+    for k, line in enumerate([
+            "Columns on a log scale. Many rows: a block per row, its register cap sized to the "
+            "block, so that an SM holds",
+            "several rows; 16-bit LayerNorm rows to 16384 columns that whole warps fill take "
+            "block4's one-reduction",
+            "statistics (RMSNorm and other widths: ch07). Few rows: up to 1024 threads, one "
+            "vector a thread while it fits,",
+            "so a row is one load, one reduction, one store. Misaligned or odd-width rows take "
+            "the *_any kernels."]):
+        fig.text(20, top + 190 + 16 * k, line, size=11)
     return fig
 
 

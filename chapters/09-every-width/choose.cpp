@@ -139,7 +139,22 @@ Choice configure(int index, const Problem& p) {
 //     and more threads with fewer vectors each keep more of those loads in flight.
 //     (block8, 8 vectors a thread and the fewest threads a row, was this rule before the sweep:
 //     more rows an SM by the register count, behind on every row above.)
-//  5. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
+//  5. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
+//     (8200 to 16384 columns) that whole warps of 4 vectors a thread hold exactly (chunks a
+//     multiple of 128: 9216, 10240, ..., 16384 columns): block4, one row per block of up to
+//     512 threads, whose LayerNorm then takes the one-reduction statistics (balanced.cuh) where
+//     chapter 07's kernel reduces twice. H100, 2026-11-27, the new dispatcher against the old
+//     (chapter 07) in one call, alternated, two rounds (book/results/runs/
+//     2026-11-27-h100-wide-16-bit-layernorm/): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the
+//     copy roof -> 71.1-71.3%, add + LayerNorm 83.5-83.6 -> 88.0-88.2; 4096 x 16384 67.0 ->
+//     69.2-69.3 and 95.7-95.9 -> 96.0; 1024 x 16384 52.9 -> 53.9-54.1 and 79.6-79.9 ->
+//     80.7-80.9; fp16 2048 x 16384 60.7-60.9 -> 63.4-63.5 and 89.1-89.3 -> 90.1; bf16 4096 x
+//     10240 level. Rows that leave the last warp part idle take two reductions in block4 too,
+//     and were 0.3 to 1.7 points slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x
+//     14000), so they stay with chapter 07; so do fp32 rows (8192 x 8192 LayerNorm 97.4%
+//     against block4's 78.3%) and RMSNorm (block4 0.9 to 3.4 points slower on five 16-bit
+//     shapes).
+//  6. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
@@ -190,6 +205,15 @@ Choice choose(const Problem& p) {
   if (choice.config < 0 && !p.add) {
     choice = first_that_holds({index_of("block4_128x6"), index_of("block4_256x3")}, 256,
                               "many rows, one row per block, 4 vectors a thread");
+  }
+  const std::int64_t block4_least = chunks_held(kConfigs[index_of("block4_256x3")]) + 1;
+  const std::int64_t warp_of_block4 = kWarp * kConfigs[index_of("block4")].vectors;  // chunks
+  if (choice.config < 0 && p.centre && p.element_bytes == 2 && p.chunks >= block4_least &&
+      p.chunks % warp_of_block4 == 0) {
+    choice = first_that_holds({index_of("block4")}, 512,
+                              "many 16-bit LayerNorm rows of 1025 to 2048 aligned chunks that "
+                              "whole warps hold exactly, one row per block, 4 vectors a thread, "
+                              "the one-reduction statistics");
   }
   if (choice.config < 0) {
     choice = configure(index_of("wide"), p);

@@ -21,8 +21,10 @@ expect "$normlab" 0 "usage: normlab explain" explain --help
 expect "$normlab" 0 "explain  print the kernel" --help
 explain_is ch09_rmsnorm "launch:  narrow32x3: 256 threads a block, 1024 blocks" "${many[@]}" --cols 768
 explain_is ch09_rmsnorm "launch:  block2_256x4: 64 threads a block, 8192 blocks" "${many[@]}" --cols 1024
-explain_is ch07_rmsnorm "why:     rows wider than 1024 16-byte chunks or off the 16-byte grid" "${many[@]}" --cols 1025
+explain_is ch07_rmsnorm "why:     rows wider than chapter 09's blocks take or off the 16-byte grid" "${many[@]}" --cols 1025
 explain_is ch09_rmsnorm "launch:  block4_128x6: 64 threads a block" "${many[@]}" --cols 1032
+explain_is ch09_layernorm "launch:  block4: 384 threads a block, 8192 blocks" --op layernorm --dtype bf16 --rows 8192 --cols 12288
+explain_is ch07_layernorm "kernel:  ch07_layernorm" --op layernorm --dtype bf16 --rows 8192 --cols 12000
 explain_is ch09_add_rmsnorm "launch:  block1: 512 threads a block, 64 blocks" "${few[@]}" --rows 64
 explain_is ch09_add_rmsnorm "launch:  block2_256x4: 256 threads a block, 65 blocks" "${few[@]}" \
   --rows 65

@@ -160,6 +160,25 @@ TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1
   CHECK(choose(problem(4096, 4096, 2)).blocks == 4096);
 }
 
+TEST_CASE("16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps fill: block4", "[ch09]") {
+  CHECK(chosen(centred(problem(2048, 12288, 2))) == "block4");  // 1536 chunks: 384 threads
+  CHECK(choose(centred(problem(2048, 12288, 2))).threads == 384);
+  CHECK(chosen(centred(problem(4096, 16384, 2))) == "block4");  // 2048 chunks: 512 threads
+  CHECK(choose(centred(problem(4096, 16384, 2))).threads == 512);
+  CHECK(chosen(centred(problem(4096, 9216, 2))) == "block4");  // 1152, the narrowest
+  CHECK(chosen(with_residual(centred(problem(2048, 12288, 2)))) == "block4");
+  // The rule's edges: a last warp part idle, a chunk more than block4 holds, RMSNorm, fp32,
+  // rows off the 16-byte grid, and few rows (rule 2's block per row first).
+  CHECK(chosen(centred(problem(4096, 12000, 2))) == "wide");  // 1500 chunks
+  CHECK(chosen(centred(problem(4096, 8200, 2))) == "wide");   // 1025
+  CHECK(chosen(centred(problem(4096, 16512, 2))) == "wide");  // 2064
+  CHECK(chosen(problem(2048, 12288, 2)) == "wide");
+  CHECK(chosen(with_residual(problem(2048, 12288, 2))) == "wide");
+  CHECK(chosen(centred(problem(8192, 8192, 4))) == "wide");  // fp32, 2048 chunks
+  CHECK(chosen(centred(problem(2048, 12288, 2, 3))) == "wide");
+  CHECK(chosen(centred(problem(64, 12288, 2))) == "block2");
+}
+
 TEST_CASE("wider than the table: chapter 07's launcher", "[ch09]") {
   CHECK(chosen(problem(4096, 24584, 2)) == "wide");
   CHECK(chosen(problem(1, 24584, 2)) == "wide");

@@ -133,6 +133,20 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
   call.cols = call.x_stride = call.y_stride = call.residual_stride = call.residual_out_stride =
       8200;
   CHECK(kernel_for(call) == "ch07_add_rmsnorm");
+  // 16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps of block4 fill: chapter 09
+  // (its table's rule 5); RMSNorm, fp32 and partly filled warps: chapter 07.
+  call = full_call(Op::layernorm, 2048, 12288);
+  CHECK(kernel_for(call) == "ch09_layernorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block4: 384 threads a block, 2048"));
+  CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
+  call = full_call(Op::add_layernorm, 2048, 16384, DType::f16);
+  CHECK(kernel_for(call) == "ch09_add_layernorm");
+  call = full_call(Op::layernorm, 2048, 12000);
+  CHECK(kernel_for(call) == "ch07_layernorm");
+  call = full_call(Op::rmsnorm, 2048, 12288);
+  CHECK(kernel_for(call) == "ch07_rmsnorm");
+  call = full_call(Op::layernorm, 8192, 8192, DType::f32);
+  CHECK(kernel_for(call) == "ch07_layernorm");
   // Wider than chapter 09's blocks (and chapter 07's registers) hold: chapter 10.
   call = full_call(Op::rmsnorm, 1, 65536);
   CHECK(kernel_for(call) == "ch10_rmsnorm");
