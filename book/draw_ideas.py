@@ -574,7 +574,7 @@ def narrow_column_sums(fig, top, cols, cell):
 
 def ch09_every_width():
     """Narrow rows: a group of lanes per row; and the table that maps a row to its kernel."""
-    fig = Figure(500, "Chapter 09: a group of lanes per narrow row, and a kernel per width")
+    fig = Figure(516, "Chapter 09: a group of lanes per narrow row, and a kernel per width")
     lanes_per_row, warp = 8, 32
     heading(fig, 20, f"Narrow rows: one warp holds {warp // lanes_per_row} rows, "
             f"{lanes_per_row} lanes each (narrow8x2); the butterfly stays inside the group")
@@ -612,8 +612,8 @@ def ch09_every_width():
     narrow_cols = 96 * 8  # narrow32x3's 96 chunks
     span = 32768
     many = [("narrow: lanes per row, to 768", narrow_cols), ("block2_256x4", 1024),
-            ("block4_128x6", 4096), ("block4_256x3", 8192), ("block4, LayerNorm", 16384),
-            ("ch07", span)]
+            ("block4_128x6", 4096), ("block4_256x3", 8192), ("ch07 or block4", 14336),
+            ("block8_256x2", 16384), ("ch07", span)]
     few = [("narrow: lanes per row, to 768", narrow_cols), ("block1", 1024 * 8),
            ("block2", 2048 * 8), ("block8", 3072 * 8), ("ch07", span)]
     top = 250
@@ -624,7 +624,7 @@ def ch09_every_width():
         return 170 + math.log2(cols) * scale
 
     for i, (label, bands) in enumerate([("rows > 64", many), ("rows <= 64", few)]):
-        yy = top + 36 + 76 * i
+        yy = top + 36 + 90 * i
         fig.text(20, yy + 16, label, size=11)
         start, thin, last_number = 1, 0, -100.0
         for k, (name, end) in enumerate(bands):
@@ -634,8 +634,8 @@ def ch09_every_width():
             if at(end) - at(start) > 7 * len(name):  # the name fits its band
                 fig.text(middle, yy + 15, name, size=10, anchor="middle",
                          fill=INK if name == "ch07" else "white")
-            else:  # a thin band: its name under it, on alternate lines
-                fig.text(middle, yy + 34 + 12 * (thin % 2), name, size=9, anchor="middle",
+            else:  # a thin band: its name under it, on one of three lines in turn
+                fig.text(middle, yy + 34 + 12 * (thin % 3), name, size=9, anchor="middle",
                          fill="#555")
                 thin += 1
             if narrow_cols < end < span:  # the band's widest row, above it
@@ -646,14 +646,14 @@ def ch09_every_width():
             start = end
     for k, line in enumerate([
             "Columns on a log scale. Many rows: a block per row, its register cap sized to the "
-            "block, so that an SM holds",
-            "several rows; 16-bit LayerNorm rows to 16384 columns that whole warps fill take "
-            "block4's one-reduction",
-            "statistics (RMSNorm and other widths: ch07). Few rows: up to 1024 threads, one "
-            "vector a thread while it fits,",
-            "so a row is one load, one reduction, one store. Misaligned or odd-width rows take "
-            "the *_any kernels."]):
-        fig.text(20, top + 190 + 16 * k, line, size=11)
+            "block, so that an SM holds several rows;",
+            "from 8200 columns 16-bit LayerNorm rows that whole warps fill take block4's "
+            "one-reduction statistics, and past 14336",
+            "(LayerNorm: 12288) block8_256x2 holds two rows an SM where chapter 07's block fits "
+            "once. Few rows: up to 1024 threads,",
+            "one vector a thread while it fits: one load, one reduction, one store. Misaligned "
+            "or odd-width rows take the *_any kernels."]):
+        fig.text(20, top + 204 + 16 * k, line, size=11)
     return fig
 
 

@@ -139,22 +139,36 @@ Choice configure(int index, const Problem& p) {
 //     and more threads with fewer vectors each keep more of those loads in flight.
 //     (block8, 8 vectors a thread and the fewest threads a row, was this rule before the sweep:
 //     more rows an SM by the register count, behind on every row above.)
-//  5. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
+//  5. many 16-bit RMSNorm rows of 1793 to 2048 aligned chunks (14344 to 16384 columns), and
+//     LayerNorm rows of 1537 to 2048 (12296 to 16384), no residual: block8_256x2, two blocks
+//     of up to 256 threads an SM with 8 vectors each. A block of 4 vectors a thread takes more
+//     than 448 threads there, and at chapter 07's 72 registers (RMSNorm) or block4's 80 or so
+//     (LayerNorm) an SM holds one such block, so one row; block8_256x2 holds two. H100,
+//     2026-11-27, sweep entries beside the dispatcher in one process, two rounds (book/results/
+//     runs/2026-11-27-h100-wide-16-bit-rows/, w5 and w6), % of the copy roof: RMSNorm bf16
+//     4096 x 16384 77.1 -> 91.8-91.9, 8192 x 15360 77.6-77.7 -> 96.2-96.3, 4096 x 14592 72.9 ->
+//     90.3, 1024 x 16384 62.7-62.9 -> 69.5-69.8; fp16 4096 x 16384 77.3-77.6 -> 91.9-92.1, 2048 x
+//     16384 71.7-72.3 -> 83.0-83.3; LayerNorm bf16 4096 x 13312 53.5 -> 73.0-73.1, 4096 x 14336
+//     56.3 -> 77.3-77.4, 8192 x 15360 60.9 -> 87.6-87.7, 4096 x 16384 68.6-69.0 -> 84.7; fp16
+//     2048 x 16384 63.1-63.8 -> 73.8-74.4. Narrower, the 4-vector block fits twice and wins:
+//     RMSNorm at 4096 x 14336 (1792 chunks) 92.8 against 89.0-89.2, at 12288 90.7-90.9 against
+//     85.0-85.1; LayerNorm at 12288 (block4, rule 6) 81.0-81.1 against 72.2-72.3. With a
+//     residual, block8_256x2 (its residual loaded chunk by chunk) lost everywhere, by 10 to 19
+//     points; fp32 rows too (8192 x 8192 LayerNorm 94.9-95.1 against chapter 07's 96.9-97.1).
+//  6. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
 //     (8200 to 16384 columns) that whole warps of 4 vectors a thread hold exactly (chunks a
-//     multiple of 128: 9216, 10240, ..., 16384 columns): block4, one row per block of up to
-//     512 threads, whose LayerNorm then takes the one-reduction statistics (balanced.cuh) where
-//     chapter 07's kernel reduces twice. H100, 2026-11-27, the new dispatcher against the old
-//     (chapter 07) in one call, alternated, two rounds (book/results/runs/
-//     2026-11-27-h100-wide-16-bit-layernorm/): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the
-//     copy roof -> 71.1-71.3%, add + LayerNorm 83.5-83.6 -> 88.0-88.2; 4096 x 16384 67.0 ->
-//     69.2-69.3 and 95.7-95.9 -> 96.0; 1024 x 16384 52.9 -> 53.9-54.1 and 79.6-79.9 ->
-//     80.7-80.9; fp16 2048 x 16384 60.7-60.9 -> 63.4-63.5 and 89.1-89.3 -> 90.1; bf16 4096 x
+//     multiple of 128: 9216, 10240, ..., 16384 columns), and not taken by rule 5: block4, one
+//     row per block of up to 512 threads, whose LayerNorm then takes the one-reduction
+//     statistics (balanced.cuh) where chapter 07's kernel reduces twice. H100, 2026-11-27, the
+//     new dispatcher against the old (chapter 07) in one call, alternated, two rounds (same
+//     folder, w2 and w3): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the copy roof -> 70.7-71.3%,
+//     add + LayerNorm 83.5-83.7 -> 88.0-88.4; 4096 x 16384 add + LayerNorm 95.7-95.9 -> 96.0;
+//     1024 x 16384 79.6-79.9 -> 80.7-80.9; fp16 2048 x 16384 89.1-89.3 -> 90.1; bf16 4096 x
 //     10240 level. Rows that leave the last warp part idle take two reductions in block4 too,
 //     and were 0.3 to 1.7 points slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x
-//     14000), so they stay with chapter 07; so do fp32 rows (8192 x 8192 LayerNorm 97.4%
-//     against block4's 78.3%) and RMSNorm (block4 0.9 to 3.4 points slower on five 16-bit
-//     shapes).
-//  6. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
+//     14000), so they stay with chapter 07 (below 1537 chunks, or with a residual); so do fp32
+//     rows (8192 x 8192 LayerNorm 97.4% against block4's 78.3%).
+//  7. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
@@ -205,6 +219,12 @@ Choice choose(const Problem& p) {
   if (choice.config < 0 && !p.add) {
     choice = first_that_holds({index_of("block4_128x6"), index_of("block4_256x3")}, 256,
                               "many rows, one row per block, 4 vectors a thread");
+  }
+  if (choice.config < 0 && !p.add && p.element_bytes == 2 &&
+      p.chunks >= (p.centre ? kTwoRowsLayerNormLeast : kTwoRowsRmsNormLeast)) {
+    choice = first_that_holds({index_of("block8_256x2")}, 256,
+                              "many wide 16-bit rows, two rows an SM: 8 vectors a thread, two "
+                              "blocks of up to 256 threads");
   }
   const std::int64_t block4_least = chunks_held(kConfigs[index_of("block4_256x3")]) + 1;
   const std::int64_t warp_of_block4 = kWarp * kConfigs[index_of("block4")].vectors;  // chunks

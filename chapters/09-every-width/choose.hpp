@@ -70,6 +70,10 @@ inline constexpr Config kConfigs[] = {
     {Kind::block, 0, 2, 512, 2, true, true, "block2_512x2"},
     {Kind::block, 0, 4, 128, 6, true, true, "block4_128x6"},
     {Kind::block, 0, 4, 256, 3, true, true, "block4_256x3"},
+    // Two rows an SM at up to 2048 chunks (16384 16-bit columns), where a block of 4 vectors a
+    // thread (chapter 07's, or block4) needs more than 448 threads and an SM then holds one. Its
+    // add + norm instances load the residual chunk by chunk: loaded whole they spilled at 128.
+    {Kind::block, 0, 8, 256, 2, true, false, "block8_256x2"},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]
@@ -98,6 +102,12 @@ struct Choice {
 inline constexpr std::int64_t kFewRows = 64;
 /// Rows this wide or narrower go to the narrow kernels (when their chunks fit one).
 inline constexpr std::int64_t kNarrowCols = 1024;
+/// The narrowest 16-bit rows, in chunks, that block8_256x2 takes (choose.cpp, rule 5): where a
+/// block of 4 vectors a thread fits an SM once. RMSNorm: chapter 07's block of 72 registers
+/// fits twice up to 448 threads (1792 chunks); LayerNorm: measured ahead from 1664 chunks,
+/// behind at 1536 (block4, two blocks an SM there).
+inline constexpr std::int64_t kTwoRowsRmsNormLeast = 1793;
+inline constexpr std::int64_t kTwoRowsLayerNormLeast = 1537;
 
 /// The dispatcher's table (choose.cpp says each rule's reason).
 Choice choose(const Problem& p);

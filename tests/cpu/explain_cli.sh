@@ -25,6 +25,7 @@ explain_is ch07_rmsnorm "why:     rows wider than chapter 09's blocks take or of
 explain_is ch09_rmsnorm "launch:  block4_128x6: 64 threads a block" "${many[@]}" --cols 1032
 explain_is ch09_layernorm "launch:  block4: 384 threads a block, 8192 blocks" --op layernorm --dtype bf16 --rows 8192 --cols 12288
 explain_is ch07_layernorm "kernel:  ch07_layernorm" --op layernorm --dtype bf16 --rows 8192 --cols 12000
+explain_is ch09_rmsnorm "launch:  block8_256x2: 256 threads a block, 8192 blocks" "${many[@]}" --cols 16384
 explain_is ch09_add_rmsnorm "launch:  block1: 512 threads a block, 64 blocks" "${few[@]}" --rows 64
 explain_is ch09_add_rmsnorm "launch:  block2_256x4: 256 threads a block, 65 blocks" "${few[@]}" \
   --rows 65

@@ -152,7 +152,7 @@ TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1
   // Wider than 1024 chunks, or misaligned: chapter 07's launcher.
   CHECK(chosen(problem(4096, 8200, 2)) == "wide");  // 1025 chunks
   CHECK(chosen(with_residual(problem(4096, 8200, 2))) == "wide");
-  CHECK(chosen(problem(16384, 16384, 2)) == "wide");
+  CHECK(chosen(problem(16384, 16388, 2)) == "wide");  // 2049 chunks
   CHECK(chosen(problem(2048, 8192, 4)) == "wide");
   CHECK(chosen(problem(4096, 4097, 2)) == "wide");
   CHECK(chosen(problem(4096, 4096, 2, 3)) == "wide");  // 513 chunks, the first partial
@@ -160,18 +160,37 @@ TEST_CASE("wider than 1024: one row a block; few rows split the row over up to 1
   CHECK(choose(problem(4096, 4096, 2)).blocks == 4096);
 }
 
+TEST_CASE("wide 16-bit rows where a 4-vector block fits an SM once: block8_256x2, two an SM",
+          "[ch09]") {
+  CHECK(chosen(problem(4096, 16384, 2)) == "block8_256x2");  // 2048 chunks: 256 threads
+  CHECK(choose(problem(4096, 16384, 2)).threads == 256);
+  CHECK(chosen(problem(4096, 14344, 2)) == "block8_256x2");           // 1793: RMSNorm's first
+  CHECK(choose(problem(4096, 14344, 2)).threads == 256);              // 225 threads, whole warps
+  CHECK(chosen(problem(4096, 14336, 2)) == "wide");                   // 1792: chapter 07 fits twice
+  CHECK(chosen(centred(problem(4096, 12296, 2))) == "block8_256x2");  // 1537: LayerNorm's first
+  CHECK(chosen(centred(problem(4096, 14336, 2))) == "block8_256x2");
+  CHECK(chosen(centred(problem(4096, 16384, 2))) == "block8_256x2");
+  // Not for a residual, fp32, rows off the grid, wider rows or few rows.
+  CHECK(chosen(with_residual(problem(4096, 16384, 2))) == "wide");
+  CHECK(chosen(with_residual(centred(problem(4096, 16384, 2)))) == "block4");  // rule 6
+  CHECK(chosen(problem(8192, 8192, 4)) == "wide");                             // fp32, 2048 chunks
+  CHECK(chosen(problem(4096, 16384, 2, 3)) == "wide");
+  CHECK(chosen(problem(4096, 16392, 2)) == "wide");  // 2049 chunks
+  CHECK(chosen(problem(64, 16384, 2)) == "block2");
+}
+
 TEST_CASE("16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps fill: block4", "[ch09]") {
   CHECK(chosen(centred(problem(2048, 12288, 2))) == "block4");  // 1536 chunks: 384 threads
   CHECK(choose(centred(problem(2048, 12288, 2))).threads == 384);
-  CHECK(chosen(centred(problem(4096, 16384, 2))) == "block4");  // 2048 chunks: 512 threads
-  CHECK(choose(centred(problem(4096, 16384, 2))).threads == 512);
   CHECK(chosen(centred(problem(4096, 9216, 2))) == "block4");  // 1152, the narrowest
   CHECK(chosen(with_residual(centred(problem(2048, 12288, 2)))) == "block4");
+  CHECK(chosen(with_residual(centred(problem(4096, 16384, 2)))) == "block4");
+  CHECK(choose(with_residual(centred(problem(4096, 16384, 2)))).threads == 512);
   // The rule's edges: a last warp part idle, a chunk more than block4 holds, RMSNorm, fp32,
   // rows off the 16-byte grid, and few rows (rule 2's block per row first).
-  CHECK(chosen(centred(problem(4096, 12000, 2))) == "wide");  // 1500 chunks
-  CHECK(chosen(centred(problem(4096, 8200, 2))) == "wide");   // 1025
-  CHECK(chosen(centred(problem(4096, 16512, 2))) == "wide");  // 2064
+  CHECK(chosen(centred(problem(4096, 12000, 2))) == "wide");                 // 1500 chunks
+  CHECK(chosen(centred(problem(4096, 8200, 2))) == "wide");                  // 1025
+  CHECK(chosen(with_residual(centred(problem(4096, 16512, 2)))) == "wide");  // 2064
   CHECK(chosen(problem(2048, 12288, 2)) == "wide");
   CHECK(chosen(with_residual(problem(2048, 12288, 2))) == "wide");
   CHECK(chosen(centred(problem(8192, 8192, 4))) == "wide");  // fp32, 2048 chunks

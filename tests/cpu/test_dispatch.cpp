@@ -145,6 +145,12 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
   CHECK(kernel_for(call) == "ch07_layernorm");
   call = full_call(Op::rmsnorm, 2048, 12288);
   CHECK(kernel_for(call) == "ch07_rmsnorm");
+  // 16-bit rows where a 4-vector block fits an SM once: block8_256x2, two an SM (rule 5).
+  call = full_call(Op::rmsnorm, 4096, 16384);
+  CHECK(kernel_for(call) == "ch09_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block8_256x2: 256 threads a block, 4096"));
+  call = full_call(Op::add_rmsnorm, 4096, 16384);
+  CHECK(kernel_for(call) == "ch07_add_rmsnorm");
   call = full_call(Op::layernorm, 8192, 8192, DType::f32);
   CHECK(kernel_for(call) == "ch07_layernorm");
   // Wider than chapter 09's blocks (and chapter 07's registers) hold: chapter 10.

@@ -51,11 +51,12 @@ Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint6
 // (8 a chunk) and fp32 rows (4 a chunk): the narrow configurations' 16, 64, 96, 128 and 256
 // chunks and the narrow limit of 1024 columns; block1's 1024 chunks, block2's 1024 (many rows)
 // and 2048, block4's 2048 (and, for 16-bit LayerNorm, its whole warps from 1152 chunks: 9216
-// and 12288 columns, not 9224), block8's 3072; then chapter 07's launcher. Odd widths (not
-// whole chunks) take the configurations for any alignment.
+// and 12288 columns, not 9224), block8_256x2 from 1537 (LayerNorm) and 1793 chunks (RMSNorm),
+// block8's 3072; then chapter 07's launcher. Odd widths (not whole chunks) take the
+// configurations for any alignment.
 const std::vector<std::int64_t> k16BitCols{
-    1,    7,    128,  129,  136,  512,  520,   576,   768,   776,   1000,  1024, 1025,
-    4096, 5000, 8192, 8200, 9216, 9224, 12288, 16384, 16392, 24576, 24584, 40000};
+    1,    7,    128,  129,  136,  512,   520,   576,   768,   776,   1000,  1024,  1025,  4096,
+    5000, 8192, 8200, 9216, 9224, 12288, 12296, 14336, 14344, 16384, 16392, 24576, 24584, 40000};
 const std::vector<std::int64_t> kFp32Cols{1,    3,    64,   65,   68,    256,   260,
                                           384,  388,  512,  516,  1023,  1024,  1025,
                                           4096, 4100, 8192, 8196, 12288, 12292, 20000};
