@@ -125,6 +125,8 @@ SHAPES = [
     *[Problem(op, m, n, "bf16", "bf16, many rows") for m, n in ((16384, 4096), (4096, 8192))
       for op in ("rmsnorm", "layernorm", "add_rmsnorm")],
     *[Problem(op, 4096, 5000, "bf16", "bf16, many rows") for op in ("rmsnorm", "add_rmsnorm")],
+    # 16384: the hidden size of Llama 3.1 405B, where chapter 09 holds two rows an SM.
+    *[Problem(op, 4096, 16384, "bf16", "bf16, many rows") for op in ("rmsnorm", "layernorm")],
     *[Problem(op, m, n, "bf16", "bf16, odd widths") for m, n in ((8192, 576), (512, 65536))
       for op in ("rmsnorm", "layernorm", "add_rmsnorm")],
     *[Problem(op, m, 4096, "bf16", "few rows") for m in (32, 1)
