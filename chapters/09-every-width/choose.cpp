@@ -152,13 +152,22 @@ Choice configure(int index, const Problem& p) {
 //     56.3 -> 77.3-77.4, 8192 x 15360 60.9 -> 87.6-87.7, 4096 x 16384 68.6-69.0 -> 84.7; fp16
 //     2048 x 16384 63.1-63.8 -> 73.8-74.4. Narrower, the 4-vector block fits twice and wins:
 //     RMSNorm at 4096 x 14336 (1792 chunks) 92.8 against 89.0-89.2, at 12288 90.7-90.9 against
-//     85.0-85.1; LayerNorm at 12288 (block4, rule 6) 81.0-81.1 against 72.2-72.3. With a
+//     85.0-85.1; LayerNorm at 12288 (block4, rule 7) 81.0-81.1 against 72.2-72.3. With a
 //     residual, block8_256x2 (its residual loaded chunk by chunk) lost everywhere, by 10 to 19
 //     points; fp32 rows too (8192 x 8192 LayerNorm 94.9-95.1 against chapter 07's 96.9-97.1).
-//  6. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
+//  6. many add + norm rows of exactly 2048 aligned chunks (16384 16-bit or 8192 fp32 columns):
+//     block2, one row per block of 1024 threads with 2 vectors each, which the row fills. H100,
+//     2026-11-27, sweep entries beside the dispatcher in one process, two rounds (same folder,
+//     w1 and w5): add + RMSNorm bf16 4096 x 16384 96.8-96.9% -> 98.0%, 1024 x 16384 84.0-84.3 ->
+//     86.8-86.9, fp16 2048 x 16384 91.7-91.8 -> 93.5-93.6, fp32 8192 x 8192 99.5 -> 100.0;
+//     add + LayerNorm 95.8-95.9 -> 96.3 (against block4, rule 7: 95.7-95.8), 80.4-80.5 ->
+//     81.9-82.2, 89.8 -> 90.5-90.8, 99.2 -> 99.6-99.7. At other widths the block's last warp is
+//     part idle and its add + LayerNorm fell 9 to 16 points behind (bf16 14336, 15360, fp32
+//     7680), so it stays at this width.
+//  7. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
 //     (8200 to 16384 columns) that whole warps of 4 vectors a thread hold exactly (chunks a
-//     multiple of 128: 9216, 10240, ..., 16384 columns), and not taken by rule 5: block4, one
-//     row per block of up to 512 threads, whose LayerNorm then takes the one-reduction
+//     multiple of 128: 9216, 10240, ..., 16384 columns), and not taken by rules 5 and 6: block4,
+//     one row per block of up to 512 threads, whose LayerNorm then takes the one-reduction
 //     statistics (balanced.cuh) where chapter 07's kernel reduces twice. H100, 2026-11-27, the
 //     new dispatcher against the old (chapter 07) in one call, alternated, two rounds (same
 //     folder, w2 and w3): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the copy roof -> 70.7-71.3%,
@@ -168,7 +177,7 @@ Choice configure(int index, const Problem& p) {
 //     and were 0.3 to 1.7 points slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x
 //     14000), so they stay with chapter 07 (below 1537 chunks, or with a residual); so do fp32
 //     rows (8192 x 8192 LayerNorm 97.4% against block4's 78.3%).
-//  7. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
+//  8. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
@@ -225,6 +234,11 @@ Choice choose(const Problem& p) {
     choice = first_that_holds({index_of("block8_256x2")}, 256,
                               "many wide 16-bit rows, two rows an SM: 8 vectors a thread, two "
                               "blocks of up to 256 threads");
+  }
+  if (choice.config < 0 && p.add && p.chunks == chunks_held(kConfigs[index_of("block2")])) {
+    choice = first_that_holds({index_of("block2")}, 1024,
+                              "many add + norm rows of 2048 aligned chunks, one row per block of "
+                              "1024 threads, 2 vectors a thread");
   }
   const std::int64_t block4_least = chunks_held(kConfigs[index_of("block4_256x3")]) + 1;
   const std::int64_t warp_of_block4 = kWarp * kConfigs[index_of("block4")].vectors;  // chunks

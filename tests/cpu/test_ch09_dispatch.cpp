@@ -171,12 +171,25 @@ TEST_CASE("wide 16-bit rows where a 4-vector block fits an SM once: block8_256x2
   CHECK(chosen(centred(problem(4096, 14336, 2))) == "block8_256x2");
   CHECK(chosen(centred(problem(4096, 16384, 2))) == "block8_256x2");
   // Not for a residual, fp32, rows off the grid, wider rows or few rows.
-  CHECK(chosen(with_residual(problem(4096, 16384, 2))) == "wide");
-  CHECK(chosen(with_residual(centred(problem(4096, 16384, 2)))) == "block4");  // rule 6
+  CHECK(chosen(with_residual(problem(4096, 14592, 2))) == "wide");
+  CHECK(chosen(with_residual(centred(problem(4096, 14336, 2)))) == "block4");  // rule 7
   CHECK(chosen(problem(8192, 8192, 4)) == "wide");                             // fp32, 2048 chunks
   CHECK(chosen(problem(4096, 16384, 2, 3)) == "wide");
   CHECK(chosen(problem(4096, 16392, 2)) == "wide");  // 2049 chunks
   CHECK(chosen(problem(64, 16384, 2)) == "block2");
+}
+
+TEST_CASE("add + norm rows of exactly 2048 chunks: block2, 1024 threads", "[ch09]") {
+  CHECK(chosen(with_residual(problem(4096, 16384, 2))) == "block2");
+  CHECK(choose(with_residual(problem(4096, 16384, 2))).threads == 1024);
+  CHECK(chosen(with_residual(centred(problem(4096, 16384, 2)))) == "block2");
+  CHECK(chosen(with_residual(problem(8192, 8192, 4))) == "block2");  // fp32
+  CHECK(chosen(with_residual(centred(problem(8192, 8192, 4)))) == "block2");
+  // Not one chunk narrower or wider, nor without a residual, nor off the grid.
+  CHECK(chosen(with_residual(problem(4096, 16376, 2))) == "wide");  // 2047 chunks
+  CHECK(chosen(with_residual(problem(4096, 16392, 2))) == "wide");
+  CHECK(chosen(problem(8192, 8192, 4)) == "wide");
+  CHECK(chosen(with_residual(problem(4096, 16384, 2, 3))) == "wide");
 }
 
 TEST_CASE("16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps fill: block4", "[ch09]") {
@@ -184,8 +197,8 @@ TEST_CASE("16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps fill: b
   CHECK(choose(centred(problem(2048, 12288, 2))).threads == 384);
   CHECK(chosen(centred(problem(4096, 9216, 2))) == "block4");  // 1152, the narrowest
   CHECK(chosen(with_residual(centred(problem(2048, 12288, 2)))) == "block4");
-  CHECK(chosen(with_residual(centred(problem(4096, 16384, 2)))) == "block4");
-  CHECK(choose(with_residual(centred(problem(4096, 16384, 2)))).threads == 512);
+  CHECK(chosen(with_residual(centred(problem(4096, 14336, 2)))) == "block4");
+  CHECK(choose(with_residual(centred(problem(4096, 14336, 2)))).threads == 448);
   // The rule's edges: a last warp part idle, a chunk more than block4 holds, RMSNorm, fp32,
   // rows off the 16-byte grid, and few rows (rule 2's block per row first).
   CHECK(chosen(centred(problem(4096, 12000, 2))) == "wide");                 // 1500 chunks

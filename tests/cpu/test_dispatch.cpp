@@ -134,7 +134,7 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
       8200;
   CHECK(kernel_for(call) == "ch07_add_rmsnorm");
   // 16-bit LayerNorm rows of 1025 to 2048 chunks that whole warps of block4 fill: chapter 09
-  // (its table's rule 5); RMSNorm, fp32 and partly filled warps: chapter 07.
+  // (its table's rule 7); RMSNorm, fp32 and partly filled warps: chapter 07.
   call = full_call(Op::layernorm, 2048, 12288);
   CHECK(kernel_for(call) == "ch09_layernorm");
   CHECK_THAT(decided(call).launch, Catch::StartsWith("block4: 384 threads a block, 2048"));
@@ -149,7 +149,10 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
   call = full_call(Op::rmsnorm, 4096, 16384);
   CHECK(kernel_for(call) == "ch09_rmsnorm");
   CHECK_THAT(decided(call).launch, Catch::StartsWith("block8_256x2: 256 threads a block, 4096"));
-  call = full_call(Op::add_rmsnorm, 4096, 16384);
+  call = full_call(Op::add_rmsnorm, 4096, 16384);  // add + norm at 2048 chunks: block2 (rule 6)
+  CHECK(kernel_for(call) == "ch09_add_rmsnorm");
+  CHECK_THAT(decided(call).launch, Catch::StartsWith("block2: 1024 threads a block, 4096"));
+  call = full_call(Op::add_rmsnorm, 4096, 15360);
   CHECK(kernel_for(call) == "ch07_add_rmsnorm");
   call = full_call(Op::layernorm, 8192, 8192, DType::f32);
   CHECK(kernel_for(call) == "ch07_layernorm");
