@@ -171,12 +171,13 @@ Choice configure(int index, const Problem& p) {
 //     statistics (balanced.cuh) where chapter 07's kernel reduces twice. H100, 2026-11-27, the
 //     new dispatcher against the old (chapter 07) in one call, alternated, two rounds (same
 //     folder, w2 and w3): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the copy roof -> 70.7-71.3%,
-//     add + LayerNorm 83.5-83.7 -> 88.0-88.4; 4096 x 16384 add + LayerNorm 95.7-95.9 -> 96.0;
-//     1024 x 16384 79.6-79.9 -> 80.7-80.9; fp16 2048 x 16384 89.1-89.3 -> 90.1; bf16 4096 x
-//     10240 level. Rows that leave the last warp part idle take two reductions in block4 too,
-//     and were 0.3 to 1.7 points slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x
-//     14000), so they stay with chapter 07 (below 1537 chunks, or with a residual); so do fp32
-//     rows (8192 x 8192 LayerNorm 97.4% against block4's 78.3%).
+//     add + LayerNorm 83.5-83.7 -> 88.0-88.4; bf16 4096 x 10240 level (at 16384 columns, where
+//     rules 5 and 6 now come first, it had also gained: add + LayerNorm 4096 x 16384 95.7-95.9
+//     -> 96.0, 1024 x 16384 79.6-79.9 -> 80.7-80.9, fp16 2048 x 16384 89.1-89.3 -> 90.1). Rows that
+//     leave the last warp part idle take two reductions in block4 too, and were 0.3 to 1.7 points
+//     slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x 14000), so they stay with chapter
+//     07 (below 1537 chunks, or with a residual); so do fp32 rows (8192 x 8192 LayerNorm 97.4%
+//     against block4's 78.3%).
 //  8. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {

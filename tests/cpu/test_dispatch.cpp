@@ -139,7 +139,7 @@ TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its c
   CHECK(kernel_for(call) == "ch09_layernorm");
   CHECK_THAT(decided(call).launch, Catch::StartsWith("block4: 384 threads a block, 2048"));
   CHECK_THAT(decided(call).why, Catch::Contains("many rows"));
-  call = full_call(Op::add_layernorm, 2048, 16384, DType::f16);
+  call = full_call(Op::add_layernorm, 2048, 16384, DType::f16);  // rule 6 there: block2
   CHECK(kernel_for(call) == "ch09_add_layernorm");
   call = full_call(Op::layernorm, 2048, 12000);
   CHECK(kernel_for(call) == "ch07_layernorm");
