@@ -3,6 +3,7 @@
 """The table and charts of bench/compare_peers.py's results, for the performance page.
 
     plot_peers.py [RESULT_JSON] [OUT_DIR]
+    plot_peers.py --combine OUT_JSON RESULT_JSON...
     plot_peers.py --self-test
 
 RESULT_JSON (default book/results/peer_comparison.json) is compare_peers.py's output; OUT_DIR
@@ -13,7 +14,13 @@ RESULT_JSON (default book/results/peer_comparison.json) is compare_peers.py's ou
                                  microseconds for the few-row group
   peer_comparison.html           the same for the book (\\htmlinclude), the charts inline
 Where RESULT_JSON does not exist, only peer_comparison.html is written, saying where the table
-will come from. Python standard library only.
+will come from.
+
+--combine joins the results of several runs of compare_peers.py on one machine (a device call
+may be too short for every row in one process: `--only bf16`, `--only fp16`, `--only fp32`)
+into OUT_JSON, which the first form then draws. Each row keeps the copy roof and the empty-kernel
+floor its own run measured, and the heading names every run; runs on different GPUs, drivers
+or peer versions are refused. Python standard library only.
 """
 import html
 import json
@@ -138,11 +145,23 @@ def check_text(row):
     return normlab.get("check", {}).get("verdict", "–")
 
 
+def roof_text(report):
+    runs = report.get("runs")
+    if not runs:
+        return (f"Copy roof {report['copy_roof_gbps']:.0f} GB/s (torch `copy_` of 512 MiB, same "
+                "run). ")
+    commands = ", ".join(f"`{run['only'] or 'every row'}` ({run['copy_roof_gbps']:.0f} GB/s)"
+                         for run in runs)
+    return (f"{len(runs)} runs of the tool on the same machine, one process each, its rows "
+            f"chosen by --only: {commands}; each run measured its own copy roof (torch `copy_` "
+            "of 512 MiB), and each row is scored against its own run's. ")
+
+
 def heading(report):
     versions = ", ".join(f"{name} {version}" for name, version in report["versions"].items())
     return (f"Measured with `bench/compare_peers.py` on {report['gpu']}, {report['date'][:10]}, "
             f"driver {report['driver']}, CUDA {report.get('cuda_version') or '?'}; {versions}. "
-            f"Copy roof {report['copy_roof_gbps']:.0f} GB/s (torch `copy_` of 512 MiB, same run). "
+            + roof_text(report) +
             "Each cell: % of the copy roof by normlab's bytes model (and the GPU time), or the "
             "time alone for the few-row group; every implementation's output was compared with "
             "float64 before it was timed. normlab × best peer: the best peer's time over "
@@ -205,7 +224,7 @@ def bar_chart(title, rows, unit, palette):
 def floor_text(report, rows):
     """For a group timed in microseconds: what a kernel that does nothing takes in the same
     harness, the floor under every cell of it ("" where the run did not measure one)."""
-    floor_ms = report.get("empty_kernel_ms")
+    floor_ms = rows[0].get("empty_kernel_ms", report.get("empty_kernel_ms"))
     if rows[0]["unit"] != "microseconds" or floor_ms is None:
         return ""
     return (f"An empty kernel, timed the same way in the same run, takes {floor_ms * 1e3:.1f} µs: "
@@ -264,6 +283,43 @@ def placeholder_page():
             "<code>scripts/peer-wheels</code>), written to "
             "<code>book/results/peer_comparison.json</code> and turned into this table and its "
             "charts by <code>book/plot_peers.py</code>.</p>\n")
+
+
+# What must be the same in every run that combine() joins.
+SAME_MACHINE = ("gpu", "driver", "cuda_version", "torch_version", "versions")
+
+
+def only_of(command):
+    """The --only text of a compare_peers command line ("" for every row)."""
+    found = re.search(r"--only[ =](\S+)", command or "")
+    return found.group(1) if found else ""
+
+
+def combine(result_jsons):
+    """One report of several runs' rows, each row with its own run's copy roof and floor."""
+    reports = [json.loads(Path(path).read_text()) for path in result_jsons]
+    first = reports[0]
+    for path, report in zip(result_jsons[1:], reports[1:]):
+        for key in SAME_MACHINE:
+            if report.get(key) != first.get(key):
+                raise ValueError(f"plot_peers: {path} has {key} {report.get(key)!r}, "
+                                 f"{result_jsons[0]} {first.get(key)!r}: not one machine")
+    combined = {key: value for key, value in first.items() if key not in ("rows", "groups")}
+    combined.pop("copy_roof_gbps", None)
+    combined.pop("empty_kernel_ms", None)
+    combined.update(runs=[], rows=[], groups={},
+                    complete=all(report.get("complete", True) for report in reports))
+    for report in reports:
+        combined["runs"].append({"only": only_of(report.get("command")),
+                                 "command": report.get("command"), "date": report["date"],
+                                 "copy_roof_gbps": report["copy_roof_gbps"],
+                                 "empty_kernel_ms": report.get("empty_kernel_ms")})
+        for name, unit in report["groups"].items():
+            combined["groups"].setdefault(name, unit)
+        for row in report["rows"]:
+            combined["rows"].append({**row, "copy_roof_gbps": report["copy_roof_gbps"],
+                                     "empty_kernel_ms": report.get("empty_kernel_ms")})
+    return combined
 
 
 def make(result_json, out):
@@ -351,6 +407,27 @@ def self_test():
         floor = "An empty kernel, timed the same way in the same run, takes 3.5 µs"
         assert table.count(floor) == 1 and table.index("## few rows") < table.index(floor), table
         assert html.escape(floor) in (out / PAGE_FILE).read_text()
+        # Two runs joined: every row once, each run's roof named, the floor its own run's; a run
+        # from another GPU refused.
+        many = dict(report, rows=report["rows"][:1], groups={"bf16, many rows": "percent"},
+                    command="compare_peers.py --only bf16", empty_kernel_ms=None)
+        few = dict(report, rows=report["rows"][1:], groups={"few rows": "microseconds"},
+                   command="compare_peers.py --only 4096", copy_roof_gbps=990.0,
+                   empty_kernel_ms=0.0041)
+        (out / "many.json").write_text(json.dumps(many))
+        (out / "few.json").write_text(json.dumps(few))
+        assert main(["--combine", str(out / RESULT_FILE), str(out / "many.json"),
+                     str(out / "few.json")]) == 0
+        make(out / RESULT_FILE, out)
+        table = (out / TABLE_FILE).read_text()
+        assert "2 runs of the tool on the same machine" in table, table
+        assert "`bf16` (1000 GB/s), `4096` (990 GB/s)" in table, table
+        assert "Copy roof" not in table and table.count("| rmsnorm") == 2, table
+        assert "takes 4.1 µs" in table and "3.5 µs" not in table, table
+        (out / "other.json").write_text(json.dumps(dict(few, gpu="Another GPU")))
+        assert main(["--combine", str(out / "refused.json"), str(out / "many.json"),
+                     str(out / "other.json")]) == 1
+        assert not (out / "refused.json").exists()
     print("plot_peers self-test: ok")
     return 0
 
@@ -358,6 +435,15 @@ def self_test():
 def main(argv):
     if argv == ["--self-test"]:
         return self_test()
+    if argv[:1] == ["--combine"] and len(argv) >= 4:
+        try:
+            combined = combine(argv[2:])
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 1
+        Path(argv[1]).write_text(json.dumps(combined, indent=1) + "\n")
+        print(f"plot_peers: wrote {argv[1]}, {len(combined['rows'])} rows of {len(argv) - 2} runs")
+        return 0
     if len(argv) > 2 or any(a.startswith("-") for a in argv):
         print(__doc__)
         return 2
