@@ -224,7 +224,9 @@ def bar_chart(title, rows, unit, palette):
 def floor_text(report, rows):
     """For a group timed in microseconds: what a kernel that does nothing takes in the same
     harness, the floor under every cell of it ("" where the run did not measure one)."""
-    floor_ms = rows[0].get("empty_kernel_ms", report.get("empty_kernel_ms"))
+    run = rows[0].get("run")  # a joined report's rows name their run (combine)
+    floor_ms = (report.get("empty_kernel_ms") if run is None
+                else report["runs"][run]["empty_kernel_ms"])
     if rows[0]["unit"] != "microseconds" or floor_ms is None:
         return ""
     return (f"An empty kernel, timed the same way in the same run, takes {floor_ms * 1e3:.1f} µs: "
@@ -296,7 +298,8 @@ def only_of(command):
 
 
 def combine(result_jsons):
-    """One report of several runs' rows, each row with its own run's copy roof and floor."""
+    """One report of several runs' rows; each row names its run (an index into "runs", which
+    keeps each run's copy roof and floor)."""
     reports = [json.loads(Path(path).read_text()) for path in result_jsons]
     first = reports[0]
     for path, report in zip(result_jsons[1:], reports[1:]):
@@ -309,16 +312,14 @@ def combine(result_jsons):
     combined.pop("empty_kernel_ms", None)
     combined.update(runs=[], rows=[], groups={},
                     complete=all(report.get("complete", True) for report in reports))
-    for report in reports:
+    for run, report in enumerate(reports):
         combined["runs"].append({"only": only_of(report.get("command")),
                                  "command": report.get("command"), "date": report["date"],
                                  "copy_roof_gbps": report["copy_roof_gbps"],
                                  "empty_kernel_ms": report.get("empty_kernel_ms")})
         for name, unit in report["groups"].items():
             combined["groups"].setdefault(name, unit)
-        for row in report["rows"]:
-            combined["rows"].append({**row, "copy_roof_gbps": report["copy_roof_gbps"],
-                                     "empty_kernel_ms": report.get("empty_kernel_ms")})
+        combined["rows"] += [{**row, "run": run} for row in report["rows"]]
     return combined
 
 
