@@ -20,7 +20,10 @@ For every row of SHAPES it times, on the same GPU and in the same process:
     entries, backward ones included, join without editing this script); the normlab column is
     the kernel normlab's dispatcher picks for the row (`normlab explain`), what a user of
     `normlab::run` gets, and the row also records the fastest registered kernel;
-  - the copy roof, as torch's copy_ of a 512 MiB buffer (bytes read + written).
+  - the copy roof, as torch's copy_ of a 512 MiB buffer (bytes read + written);
+  - per row, a copy of the row's bytes (torch's copy_ of half the bytes model into the other
+    half), timed as every column: what a kernel that only moves those bytes reaches at that
+    size, under the same flush, a bar no norm of the row can pass.
 A peer that is not installed, fails to import, refuses the shape or raises is a cell that says
 why (its error's first line), never a crash.
 
@@ -264,7 +267,8 @@ def print_plan(args, tolerance):
     kernels = registered_kernels(args.normlab) if args.normlab.exists() else None
     if kernels is None:
         print(f"normlab not built at {args.normlab}: its kernels are listed once it is")
-    print(f"copy roof: torch copy_ of {COPY_ROOF_BYTES >> 20} MiB; timing: {args.warmup} warm-up, "
+    print(f"copy roof: torch copy_ of {COPY_ROOF_BYTES >> 20} MiB, and per row a copy of the "
+          f"row's bytes; timing: {args.warmup} warm-up, "
           f"median of {args.repetitions}, L2 flushed and a GPU sleep of at least "
           f"{HEAD_START_CYCLES} cycles (and twice the call's CPU time) queued before each "
           "Python repetition (GPU time only)")
@@ -626,6 +630,21 @@ def bandwidth(problem, ms, roof):
     return {"median_ms": ms, "gbps": gbps, "percent_of_copy_roof": 100 * gbps / roof}
 
 
+def copy_of_row_bytes(torch, bench, problem, roof):
+    """A copy that reads half the row's bytes model and writes the other half, timed as every
+    column is: the share of the roof the bytes alone reach at this size. The 512 MiB roof is
+    not reached by small problems: their start, last wave and the write-back of the dirty lines
+    the flush leaves weigh more (book/results/runs/2026-11-27-h100-streaming-ceiling)."""
+    half = problem.bytes_moved() // 2
+    source = torch.ones(half, dtype=torch.uint8, device="cuda")
+    destination = torch.empty_like(source)
+    ms = bench.median_ms(lambda: destination.copy_(source))
+    del source, destination
+    print(f"  {'copy of the same bytes':<34} {ms * 1e3:9.1f} us "
+          f"{100 * problem.bytes_moved() / (ms * 1e6) / roof:5.1f}%", flush=True)
+    return bandwidth(problem, ms, roof)
+
+
 def column_launch(torch, column, problem, inputs, functions, peers):
     """The launch of @p column on this row, or a string saying why there is none."""
     if column.peer:
@@ -746,6 +765,7 @@ def measure_row(torch, args, bench, problem, tours, peers, tolerance, roof):
     row = {"op": problem.op, "rows": problem.rows, "cols": problem.cols,
            "dtype": problem.dtype, "group": problem.group, "unit": GROUPS[problem.group],
            "note": problem.note, "bytes": problem.bytes_moved(),
+           "copy_of_row_bytes": copy_of_row_bytes(torch, bench, problem, roof),
            "implementations": implementations, "normlab_kernels": ours}
     timed_peers = [i for i in implementations if i.get("median_ms") and i["peer"] != NORMLAB_TORCH]
     if timed_peers:

@@ -10,6 +10,7 @@ RESULT_JSON (default book/results/peer_comparison.json) is compare_peers.py's ou
 (default: the JSON's folder) receives:
   peer_comparison.md             the table, one section and chart per row group, with the GPU,
                                  driver, date and the version of PyTorch and of every peer
+                                 (and a copy of each row's bytes, where the run timed one)
   peer_comparison-<group>.svg    one bar chart per row group: % of the copy roof, or
                                  microseconds for the few-row group
   peer_comparison.html           the same for the book (\\htmlinclude), the charts inline
@@ -132,12 +133,26 @@ def fastest_text(row):
     return f"{fastest['kernel']} {describe_value(value(fastest, row['unit']), row['unit'])}"
 
 
+def copied(report):
+    """Whether the run timed a copy of each row's bytes (runs of compare_peers since
+    2026-11-27)."""
+    return any("copy_of_row_bytes" in row for row in report["rows"])
+
+
+def copy_text(row):
+    """What a copy of the row's bytes reached, timed as every column: a bar no norm passes."""
+    copy = row.get("copy_of_row_bytes")
+    return describe_value(value(copy, row["unit"]), row["unit"]) if copy else "–"
+
+
 def extra_columns(report):
-    return ["normlab's fastest kernel"] if dispatched(report) else []
+    return (["normlab's fastest kernel"] if dispatched(report) else []) + \
+        (["copy of the same bytes"] if copied(report) else [])
 
 
 def extra_cells(report, row):
-    return [fastest_text(row)] if dispatched(report) else []
+    return ([fastest_text(row)] if dispatched(report) else []) + \
+        ([copy_text(row)] if copied(report) else [])
 
 
 def check_text(row):
@@ -170,6 +185,10 @@ def heading(report):
                "(`normlab explain`, what `normlab::run` runs); the last column names normlab's "
                "fastest registered kernel where it is another." if dispatched(report) else
                " The normlab column is normlab's fastest registered kernel on the row.")
+            + (" Copy of the same bytes: torch `copy_` reading half of the row's bytes and "
+               "writing the other half, timed as every column: what moving the bytes alone "
+               "reaches at this size, which no norm of the row can pass." if copied(report)
+               else "")
             + ("" if report.get("complete", True) else
                " This run stopped before its last rows: only those it finished are shown."))
 
@@ -370,11 +389,15 @@ def self_test():
     }
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
+
+        def drawn(results):  # the Markdown table make() draws from @p results
+            (out / RESULT_FILE).write_text(json.dumps(results))
+            make(out / RESULT_FILE, out)
+            return (out / TABLE_FILE).read_text()
+
         make(out / RESULT_FILE, out)
         assert "No peer comparison is committed yet" in (out / PAGE_FILE).read_text()
-        (out / RESULT_FILE).write_text(json.dumps(report))
-        make(out / RESULT_FILE, out)
-        table = (out / TABLE_FILE).read_text()
+        table = drawn(report)
         assert "Made-up GPU" in table and "liger-kernel not installed" in table, table
         assert "stopped before its last rows" not in table
         assert "| rmsnorm bf16 4×8 | 50.0% (2.0 µs) | not installed | – | – | 100.0% (1.0 µs) " \
@@ -392,19 +415,30 @@ def self_test():
         report["rows"][0].update(dispatched_kernel="ch07_rmsnorm", normlab_fastest={
             "kernel": "ch04_fused", "median_ms": 0.0008, "percent_of_copy_roof": 125.0})
         report["rows"][1].update(dispatched_kernel=None)
-        (out / RESULT_FILE).write_text(json.dumps(report))
-        make(out / RESULT_FILE, out)
-        table = (out / TABLE_FILE).read_text()
+        table = drawn(report)
         assert "the kernel normlab's dispatcher picks" in table, table
         assert "| normlab checked | normlab's fastest kernel |" in table, table
         assert "| matches float64 (worst error 0.1 of tolerance) | ch04_fused 125.0% |" in table, table
         header = "<th>" + html.escape("normlab's fastest kernel") + "</th>"
         assert header in (out / PAGE_FILE).read_text()
+        assert "copy of the same bytes" not in table, table  # a run that timed no copy
+        # A run that timed a copy of each row's bytes shows it last, in the row's unit.
+        report["rows"][0]["copy_of_row_bytes"] = {"median_ms": 0.0009,
+                                                  "percent_of_copy_roof": 111.1}
+        report["rows"][1]["copy_of_row_bytes"] = {"median_ms": 0.0031,
+                                                  "percent_of_copy_roof": 0.3}
+        table = drawn(report)
+        assert "| normlab's fastest kernel | copy of the same bytes |" in table, table
+        assert "| ch04_fused 125.0% | 111.1% |" in table, table
+        assert "| QuACK (4.0 µs) | – | – | – | 3.1 µs |" in table, table
+        assert "which no norm of the row can pass" in table, table
+        assert "<td>111.1%</td>" in (out / PAGE_FILE).read_text()
+        del report["rows"][1]["copy_of_row_bytes"]
+        # A row of a run that timed copies but not for it (none in the tool): "–".
+        assert "| QuACK (4.0 µs) | – | – | – | – |" in drawn(report)
         # The floor is stated under the few-row group, and only there.
         report["empty_kernel_ms"] = 0.0035
-        (out / RESULT_FILE).write_text(json.dumps(report))
-        make(out / RESULT_FILE, out)
-        table = (out / TABLE_FILE).read_text()
+        table = drawn(report)
         floor = "An empty kernel, timed the same way in the same run, takes 3.5 µs"
         assert table.count(floor) == 1 and table.index("## few rows") < table.index(floor), table
         assert html.escape(floor) in (out / PAGE_FILE).read_text()
