@@ -37,7 +37,7 @@ constexpr std::int64_t cluster_chunks(bool aligned) {
 /// Threads a block of the whole-GPU kernel (whole_gpu.cu says how many vectors each keeps in
 /// registers; the rest of its share of the row goes to shared memory).
 inline constexpr int kWholeGpuThreads = 256;
-/// The most blocks the whole-GPU kernel's scratch has room for (two rows' partials each).
+/// The most blocks the whole-GPU kernel's scratch has room for (four rows' partials each).
 inline constexpr int kMostWholeGpuBlocks = 4096;
 
 /// Threads a block of the split kernels, and chunks each thread visits per pass.

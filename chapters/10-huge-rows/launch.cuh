@@ -23,7 +23,8 @@ void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cu
 
 /// Whether a call takes the whole-GPU kernel's lean form on rows on the 16-byte grid: fp32
 /// activations and parameters, nothing to add (whole_gpu.cu: 8 vectors a thread in registers,
-/// two blocks an SM, the next row copied ahead). The chooser switches to it on narrower rows.
+/// two blocks an SM; the parameters held on chip, or rows in pairs). The chooser switches to it
+/// on narrower rows.
 template <typename T, typename P, bool kAdd>
 inline constexpr bool kLeanWholeGpu = !kAdd && std::is_same_v<T, float> && std::is_same_v<P, float>;
 

@@ -50,6 +50,20 @@ constexpr int kRegisterVectors = kLean<T, P, kAdd, kAligned> ? 8 : 4;
 template <typename T, typename P, bool kAdd, bool kAligned>
 constexpr int kMinBlocks = kLean<T, P, kAdd, kAligned> ? 2 : 1;
 
+// A thread's chunks of a row over the whole grid: chunk v * G + blockIdx.x * blockDim.x +
+// threadIdx.x (G the grid's threads).
+__device__ __forceinline__ ch07::Slice grid_slice() {
+  return {static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
+          static_cast<int>(gridDim.x * blockDim.x)};
+}
+
+// The thread's s-th slot of the block's dynamic shared memory, as 16 bytes: read whole, so a
+// 16-bit row's stash moves as one 16-byte access instead of one per element.
+__device__ __forceinline__ uint4& stash_slot(int s) {
+  extern __shared__ float4 shared_words[];
+  return reinterpret_cast<uint4*>(shared_words)[s * blockDim.x + threadIdx.x];
+}
+
 // [whole_gpu_copies]
 // The kernel's copies of x into shared memory (cp.async) tell L2 to evict their lines first:
 // every line of x is read once, while the parameters are read again for every row and should
@@ -125,19 +139,9 @@ __device__ void normalise_group(const Tensors<T, P>& t, const ch07::Row<T, P, kA
 // one grid-wide barrier, the row's moments merged from every block's, normalise and store.
 // The parts of row r go to half (r % 2) of the scratch: a block writes that half again only
 // for row r + 2, after the barrier of row r + 1, which no block passes before every block has
-// merged row r.
-//
-// kAhead (the lean kernel: fp32 rows on the 16-byte grid, nothing to add): row r + 1 is
-// copied into shared memory while row r is reduced, exchanged and normalised, so DRAM has the next
-// row to read while every block waits at the barrier. Shared memory then holds kVectors slots for
-// the next row's register part and two stashes, one for even rows and one for odd: row r's stash is
-// read until row r is stored, while row r + 1's copies land in the other. A thread's copies of row
-// r + 1 are issued after it has read the register slots (into h) and, a row earlier, its stash of
-// row r - 1, and only the thread that copies a slot reads it. In place is safe: a block's loads and
-// copies of row r have all landed before it reaches the barrier of row r (kAhead issues the copies
-// a row early and waits for them at the top of row r), and every store of row r follows that
-// barrier.
-template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned, bool kAhead>
+// merged row r. In place is safe: a block's loads and copies of row r have all landed before it
+// reaches the barrier of row r, and every store of row r follows that barrier.
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
 __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAligned>))
     norm_whole_gpu(const Tensors<T, P> t, Moments* parts, int stash_vectors) {
   constexpr int kWidth = Vector<T>::kWidth;
@@ -148,52 +152,29 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
   // leaves their register counts, and so their blocks an SM, as they were.
   constexpr int kMergeBatch = kLean<T, P, kAdd, kAligned> ? 4 : 1;
   constexpr int kGroup = kLean<T, P, kAdd, kAligned> ? 4 : 1;
-  static_assert(kLean<T, P, kAdd, kAligned> || !kAhead, "only the lean kernel copies ahead");
-  extern __shared__ float4 shared_words[];
   const cg::grid_group grid = cg::this_grid();
-  const ch07::Slice slice{static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
-                          static_cast<int>(gridDim.x * blockDim.x)};
-  // Thread t's s-th slot of shared memory, as 16 bytes: read whole, so a 16-bit row's stash
-  // moves as one 16-byte access instead of one per element.
-  uint4* slots = reinterpret_cast<uint4*>(shared_words);
-  auto slot = [&](int s) -> uint4& { return slots[s * blockDim.x + threadIdx.x]; };
-  // Where row r's v-th vector is copied: kAhead, the register slots or the row's stash;
-  // otherwise only the stash (v >= kVectors) is copied.
-  auto slot_of = [&](std::int64_t r, int v) {
-    if constexpr (kAhead) {
-      return v < kVectors ? v : kVectors + static_cast<int>(r % 2) * stash_vectors + (v - kVectors);
-    } else {
-      return v - kVectors;
-    }
-  };
-  auto copy = [&](std::int64_t r, int first_vector) {
-    const auto row = ch07::row_of<kAligned>(t, r);
-    for (int v = first_vector; v < kVectors + stash_vectors; ++v) {
+  const ch07::Slice slice = grid_slice();
+  // Row r's stash (its vectors from kVectors on), copied into shared memory by cp.async.
+  auto copy_stash = [&](const ch07::Row<T, P, kAligned>& row) {
+    for (int v = kVectors; v < kVectors + stash_vectors; ++v) {
       const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
-      if (first < t.cols) copy_evict_first(&slot(slot_of(r, v)), row.x + first);
+      if (first < t.cols) copy_evict_first(&stash_slot(v - kVectors), row.x + first);
     }
     __pipeline_commit();
   };
-  if constexpr (kAhead) copy(0, 0);
   for (std::int64_t r = 0; r < t.rows; ++r) {
     const auto row = ch07::row_of<kAligned>(t, r);
-    auto stashed = [&](int s) { return same_bits<Vector<T>>(slot(slot_of(r, kVectors + s))); };
+    auto stashed = [&](int s) { return same_bits<Vector<T>>(stash_slot(s)); };
     auto load = [&](int v) {
       const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
       const Vector<T> x = device::load_chunk<kAligned>(row.x, first, t.cols, true);
       return kAdd ? ch07::add_residual(t, row, first, x) : x;
     };
     Vector<T> h[kVectors];
-    if constexpr (kAhead) {
-      __pipeline_wait_prior(0);  // this thread's copies of row r have landed
-#pragma unroll
-      for (int v = 0; v < kVectors; ++v)
-        h[v] = same_bits<Vector<T>>(slot(v));
-      if (r + 1 < t.rows) copy(r + 1, 0);
-    } else if constexpr (kCopyAsync) {
+    if constexpr (kCopyAsync) {
       // The stash by cp.async, the register part by plain loads, all in flight at once. A
       // chunk past the row is not copied; its stale slot is never used.
-      copy(r, kVectors);
+      copy_stash(row);
 #pragma unroll
       for (int v = 0; v < kVectors; ++v)
         h[v] = load(v);
@@ -211,7 +192,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 #pragma unroll
         for (int i = 0; i < kStashBatch; ++i) {
           if (first_stashed + i < stash_vectors)
-            slot(first_stashed + i) = same_bits<uint4>(batch[i]);
+            stash_slot(first_stashed + i) = same_bits<uint4>(batch[i]);
         }
       }
 #pragma unroll
@@ -261,6 +242,140 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
   }
 }
 // [whole_gpu_kernel]
+
+// [whole_gpu_pairs]
+// Rows in pairs: the lean calls (fp32 rows on the 16-byte grid, nothing to add) of two rows or
+// more, where the held form does not take the row. What changed from the lean kernel: it read
+// the parameters once a row, and for rows this wide they come from DRAM every time (LayerNorm's
+// weight and bias are as many bytes as two rows of x). Here row r is held on chip as the lean
+// kernel holds it, and row r + 1 is read once, for its moments only, with L2 asked to keep it;
+// one grid barrier serves both rows; then each chunk's weight and bias are read once for both
+// rows, row r + 1 is read again (from L2, mostly), and both rows are stored. A pair reads the
+// parameters once where the lean kernel read them twice, and waits at one barrier, not two.
+// An odd last row goes alone (pair false: no second row is read or written). The parts of
+// pair p go to half (p % 2) of the scratch's four rows of parts: a block writes that half
+// again only for pair p + 2, after the barrier of pair p + 1, which no block passes before
+// every block has merged pair p. In place is safe: a thread reads and writes only its own
+// chunks, and reads row r + 1's chunk before it writes it. Measured against the lean kernel
+// (H100, two rounds, book/results/runs/2026-11-27-h100-whole-gpu-pairs/): fp32 LayerNorm
+// 2 x 9437184 58.9% -> 69.5-69.7% of the copy roof, RMSNorm 63.7% -> 68.6-68.9%, LayerNorm
+// 16 x 6291456 44.0% -> 54.0-54.2%; one row alone 3 points slower than the lean kernel, which
+// keeps it. Prefetching row r + 1 into L2 at the start was slower (66.4-66.8% at 2 x 9437184).
+inline constexpr int kPairVectors = 8;  // in registers, as the lean kernel (two blocks an SM)
+
+template <bool kCentre>
+__global__ void __launch_bounds__(kWholeGpuThreads, 2)
+    norm_whole_gpu_pairs(const Tensors<float, float> t, Moments* parts, int stash_vectors) {
+  constexpr int kGroup = 4;  // chunks normalised together, their loads all in flight at once
+  using Kept = cuda::annotated_ptr<const float4, cuda::access_property::persisting>;
+  using Once = cuda::annotated_ptr<const float4, cuda::access_property::streaming>;
+  using Streamed = cuda::annotated_ptr<float4, cuda::access_property::streaming>;
+  const cg::grid_group grid = cg::this_grid();
+  const ch07::Slice slice = grid_slice();
+  const int held = kPairVectors + stash_vectors;  // vectors of a row a thread holds
+  auto first_of = [&](int v) { return chunk_start(slice.chunk(v), 4, 0); };
+  for (std::int64_t r = 0; r < t.rows; r += 2) {
+    const bool pair = r + 1 < t.rows;
+    const auto row = ch07::row_of<true>(t, r);
+    const auto next = ch07::row_of<true>(t, pair ? r + 1 : r);
+    // Row r on chip: the stash by cp.async, the rest into registers, all in flight at once.
+    for (int v = kPairVectors; v < held; ++v) {
+      if (first_of(v) < t.cols)
+        copy_evict_first(&stash_slot(v - kPairVectors), row.x + first_of(v));
+    }
+    __pipeline_commit();
+    Vector<float> h[kPairVectors];
+#pragma unroll
+    for (int v = 0; v < kPairVectors; ++v)
+      h[v] = device::load_chunk<true>(row.x, first_of(v), t.cols, true);
+    // Row r + 1's moments, kGroup chunks at a time; its lines stay in L2 for the second read.
+    Moments next_moments{};
+    for (int v = 0; pair && v < held; v += kGroup) {
+      float4 x[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        x[g] = v + g < held && first_of(v + g) < t.cols
+                   ? Kept(reinterpret_cast<const float4*>(next.x + first_of(v + g)))[0]
+                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        if (v + g < held)
+          next_moments = add_chunk<kCentre, true>(next_moments, same_bits<Vector<float>>(x[g]),
+                                                  first_of(v + g), t.cols);
+      }
+    }
+    __pipeline_wait_prior(0);  // this thread's copies of row r have landed
+    Moments row_moments = registers_moments<kCentre, true>(h, slice, 0, t.cols);
+    for (int s = 0; s < stash_vectors; ++s)
+      row_moments = add_chunk<kCentre, true>(row_moments, same_bits<Vector<float>>(stash_slot(s)),
+                                             first_of(kPairVectors + s), t.cols);
+    row_moments = device::block_reduce(row_moments, device::welford_merge);
+    next_moments = device::block_reduce(next_moments, device::welford_merge);
+    Moments* half = parts + (r / 2 % 2) * 2 * gridDim.x;  // two rows' parts
+    if (threadIdx.x == 0) {
+      half[blockIdx.x] = row_moments;
+      half[gridDim.x + blockIdx.x] = next_moments;
+    }
+    grid.sync();
+    const ch07::Statistics s0 =
+        statistics_of<kCentre>(block_merge_parts<4>(half, gridDim.x), t.cols, t.eps);
+    const ch07::Statistics s1 =
+        statistics_of<kCentre>(block_merge_parts<4>(half + gridDim.x, gridDim.x), t.cols, t.eps);
+    ch07::write_statistics(t, r, s0, kCentre, slice);
+    if (pair) ch07::write_statistics(t, r + 1, s1, kCentre, slice);
+    const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+    auto normalise = [](float4 x, ch07::Statistics s, float4 w, float4 b) {
+      return float4{(x.x - s.mean) * s.rstd * w.x + b.x, (x.y - s.mean) * s.rstd * w.y + b.y,
+                    (x.z - s.mean) * s.rstd * w.z + b.z, (x.w - s.mean) * s.rstd * w.w + b.w};
+    };
+    // Chunks v to v + kGroup - 1 of both rows, x0 their values in row r: every load first.
+    auto store_group = [&](int v, const float4(&x0)[kGroup]) {
+      float4 scale[kGroup], shift[kGroup], x1[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        const std::int64_t first = first_of(v + g);
+        const bool in_row = v + g < held && first < t.cols;
+        scale[g] = in_row && t.weight != nullptr
+                       ? Once(reinterpret_cast<const float4*>(t.weight + first))[0]
+                       : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+        shift[g] = in_row && t.bias != nullptr
+                       ? Once(reinterpret_cast<const float4*>(t.bias + first))[0]
+                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        x1[g] = in_row && pair ? Once(reinterpret_cast<const float4*>(next.x + first))[0]
+                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        const std::int64_t first = first_of(v + g);
+        if (v + g >= held || first >= t.cols) continue;
+        const float4 w{scale[g].x + offset, scale[g].y + offset, scale[g].z + offset,
+                       scale[g].w + offset};
+        Streamed(reinterpret_cast<float4*>(row.y + first))[0] = normalise(x0[g], s0, w, shift[g]);
+        if (pair)
+          Streamed(reinterpret_cast<float4*>(next.y + first))[0] =
+              normalise(x1[g], s1, w, shift[g]);
+      }
+    };
+    static_assert(kPairVectors % kGroup == 0);
+#pragma unroll
+    for (int v = 0; v < kPairVectors; v += kGroup) {
+      float4 x0[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g)
+        x0[g] = same_bits<float4>(h[v + g]);
+      store_group(v, x0);
+    }
+    for (int v = kPairVectors; v < held; v += kGroup) {
+      float4 x0[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g)  // past the stash: a slot of it, never stored
+        x0[g] = same_bits<float4>(stash_slot(min(v + g, held - 1) - kPairVectors));
+      store_group(v, x0);
+    }
+  }
+}
+// [whole_gpu_pairs]
 
 // [whole_gpu_held]
 // The held form: fp32 rows on the 16-byte grid, nothing to add, at least kHeldFewestVectors and
@@ -381,23 +496,19 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 // fit), and the SMs: asked of the occupancy calculator once per kernel.
 struct Residency {
   int register_vectors = 0;  // kRegisterVectors of the kernel
-  bool ahead = false;        // the kernel copies the next row ahead (kAhead)
   int sms = 0;
   std::array<int, kMostStashVectors + 1> blocks_per_sm{};
 };
 
-// A block's dynamic shared memory with s vectors a thread in its stash: the stash, or with
-// kAhead the register slots and two stashes.
-std::size_t shared_bytes(const Residency& r, int s) {
-  const int slots = r.ahead ? r.register_vectors + 2 * s : s;
-  return static_cast<std::size_t>(slots) * kWholeGpuThreads * sizeof(float4);
+// A block's dynamic shared memory with s vectors a thread in its stash.
+std::size_t shared_bytes(int s) {
+  return static_cast<std::size_t>(s) * kWholeGpuThreads * sizeof(float4);
 }
 
 template <typename Kernel>
-Residency residency_of(Kernel kernel, int register_vectors, bool ahead) {
+Residency residency_of(Kernel kernel, int register_vectors) {
   Residency r;
   r.register_vectors = register_vectors;
-  r.ahead = ahead;
   int device = 0;
   NORMLAB_CHECK(cudaGetDevice(&device));
   NORMLAB_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
@@ -412,18 +523,23 @@ Residency residency_of(Kernel kernel, int register_vectors, bool ahead) {
   NORMLAB_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_dynamic));
   for (int s = 0; s <= kMostStashVectors; ++s) {
-    if (shared_bytes(r, s) > static_cast<std::size_t>(most_dynamic)) break;
-    NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &r.blocks_per_sm[s], kernel, kWholeGpuThreads, shared_bytes(r, s)));
+    if (shared_bytes(s) > static_cast<std::size_t>(most_dynamic)) break;
+    NORMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm[s], kernel,
+                                                                kWholeGpuThreads, shared_bytes(s)));
   }
   return r;
 }
 
 // One kernel's residency, asked once (on the GPU current at the first call).
-template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned, bool kAhead>
+template <typename T, typename P, bool kCentre, bool kAdd, bool kAligned>
 const Residency& residency() {
-  static const Residency r = residency_of(norm_whole_gpu<T, P, kCentre, kAdd, kAligned, kAhead>,
-                                          kRegisterVectors<T, P, kAdd, kAligned>, kAhead);
+  static const Residency r = residency_of(norm_whole_gpu<T, P, kCentre, kAdd, kAligned>,
+                                          kRegisterVectors<T, P, kAdd, kAligned>);
+  return r;
+}
+template <bool kCentre>
+const Residency& pairs_residency() {
+  static const Residency r = residency_of(norm_whole_gpu_pairs<kCentre>, kPairVectors);
   return r;
 }
 
@@ -443,10 +559,9 @@ std::int64_t capacity(const Residency& r) {
   return most;
 }
 
-// How a row of chunks is laid out: which kernel, the fewest vectors in the stash (and so the
-// most blocks) that hold the row with all blocks resident at once, and the blocks.
+// How a row of chunks is laid out: the fewest vectors in the stash (and so the most blocks)
+// that hold the row with all blocks resident at once, and the blocks.
 struct Layout {
-  bool ahead = false;
   int stash_vectors = -1;  // -1: no stash is enough
   std::int64_t blocks = 0;
   std::size_t shared = 0;
@@ -455,30 +570,27 @@ struct Layout {
 Layout layout_for(const Residency& r, std::int64_t chunks) {
   for (int s = 0; s <= kMostStashVectors; ++s) {
     const std::int64_t blocks = (chunks + chunks_per_block(r, s) - 1) / chunks_per_block(r, s);
-    if (blocks <= launchable_blocks(r, s)) return {r.ahead, s, blocks, shared_bytes(r, s)};
+    if (blocks <= launchable_blocks(r, s)) return {s, blocks, shared_bytes(s)};
   }
   return {};
 }
 
-// The lean kernel copies ahead where it holds the row (its two stashes hold less than one),
-// else the plain kernel.
 template <typename T, typename P, bool kCentre, bool kAdd>
 Layout layout_for(bool aligned, std::int64_t chunks) {
-  if constexpr (kLean<T, P, kAdd, true>) {
-    if (aligned) {
-      const Layout ahead = layout_for(residency<T, P, kCentre, kAdd, true, true>(), chunks);
-      if (ahead.stash_vectors >= 0) return ahead;
-    }
-  }
-  return aligned ? layout_for(residency<T, P, kCentre, kAdd, true, false>(), chunks)
-                 : layout_for(residency<T, P, kCentre, kAdd, false, false>(), chunks);
+  return aligned ? layout_for(residency<T, P, kCentre, kAdd, true>(), chunks)
+                 : layout_for(residency<T, P, kCentre, kAdd, false>(), chunks);
 }
 
-// The widest row either kernel holds (the plain kernel's, whose one stash holds more).
+// The widest row the call's kernels hold (lean calls: the lean kernel and the pairs, the less).
 template <typename T, typename P, bool kCentre, bool kAdd>
 std::int64_t capacity(bool aligned) {
-  return aligned ? capacity(residency<T, P, kCentre, kAdd, true, false>())
-                 : capacity(residency<T, P, kCentre, kAdd, false, false>());
+  if (!aligned) return capacity(residency<T, P, kCentre, kAdd, false>());
+  const std::int64_t most = capacity(residency<T, P, kCentre, kAdd, true>());
+  if constexpr (kLean<T, P, kAdd, true>) {
+    return std::min(most, capacity(pairs_residency<kCentre>()));
+  } else {
+    return most;
+  }
 }
 
 // The held form's grid for a row of @p chunks chunks: the fewest vectors a thread with which
@@ -496,7 +608,7 @@ constexpr int kSharedSlots = kHeldVectors + kSharedShifts;
 
 template <bool kCentre>
 const Residency& held_residency() {
-  static const Residency r = residency_of(norm_whole_gpu_held<kCentre>, kHeldVectors, false);
+  static const Residency r = residency_of(norm_whole_gpu_held<kCentre>, kHeldVectors);
   return r;
 }
 
@@ -514,13 +626,13 @@ HeldLayout held_layout_for(std::int64_t chunks) {
   if (vectors > kHeldVectors || vectors < kHeldFewestVectors) return {};
   const std::int64_t per_block = vectors * kWholeGpuThreads;
   return {static_cast<int>(vectors), (chunks + per_block - 1) / per_block,
-          shared_bytes(held_residency<kCentre>(), kSharedSlots)};
+          shared_bytes(kSharedSlots)};
 }
 
 }  // namespace
 
-std::size_t whole_gpu_scratch_bytes() {
-  return 2 * std::size_t{kMostWholeGpuBlocks} * sizeof(Moments);
+std::size_t whole_gpu_scratch_bytes() {  // four rows' parts: the pairs alternate two halves
+  return 4 * std::size_t{kMostWholeGpuBlocks} * sizeof(Moments);
 }
 
 template <typename T, typename P, bool kCentre, bool kAdd>
@@ -558,7 +670,8 @@ void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks,
   auto launch = [&](auto kernel) {
     NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, t, parts, layout.stash_vectors));
   };
-  // The lean calls: the held form where it takes the row, else the lean kernel.
+  // The lean calls: the held form where it takes the row, else rows in pairs, else (one row)
+  // the lean kernel.
   if constexpr (kLean<T, P, kAdd, true>) {
     if (aligned) {
       const HeldLayout held = held_layout_for<kCentre>(chunks);
@@ -569,11 +682,22 @@ void launch_whole_gpu(const Tensors<T, P>& t, bool aligned, std::int64_t chunks,
             cudaLaunchKernelEx(&config, norm_whole_gpu_held<kCentre>, t, parts, held.vectors));
         return;
       }
+      if (t.rows >= 2) {
+        const Layout pairs = layout_for(pairs_residency<kCentre>(), chunks);
+        check_argument(pairs.stash_vectors >= 0, "ch10::whole_gpu", "cols",
+                       "is too wide for the whole GPU in pairs of rows: a row of " +
+                           std::to_string(chunks) + " chunks, the GPU holds " +
+                           std::to_string(capacity(pairs_residency<kCentre>())));
+        config.gridDim = dim3(static_cast<unsigned int>(pairs.blocks));
+        config.dynamicSmemBytes = pairs.shared;
+        NORMLAB_CHECK(cudaLaunchKernelEx(&config, norm_whole_gpu_pairs<kCentre>, t, parts,
+                                         pairs.stash_vectors));
+        return;
+      }
     }
-    if (layout.ahead) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, true>);
   }
-  if (aligned) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true, false>);
-  launch(norm_whole_gpu<T, P, kCentre, kAdd, false, false>);
+  if (aligned) return launch(norm_whole_gpu<T, P, kCentre, kAdd, true>);
+  launch(norm_whole_gpu<T, P, kCentre, kAdd, false>);
 }
 
 #define NORMLAB_CH10_WHOLE_GPU(T, P, kCentre, kAdd)                                             \

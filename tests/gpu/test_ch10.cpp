@@ -2,7 +2,7 @@
 // Chapter 10 on the GPU: each path (a cluster, the whole GPU, a split row) and the chapter's
 // choice, for every op, on rows from 16384 to 4194304 columns (powers of two and odd widths),
 // in every dtype pairing; the cluster path with several rows a cluster; the whole GPU's forms
-// that copy the next row ahead and that hold the parameters; every option (strides,
+// that take rows in pairs and that hold the parameters; every option (strides,
 // misalignment, in place, (1 + w), parameters, statistics, shifted rows); PyTorch's 2 x 9437184
 // fp32 LayerNorm; and paths refused by name, before anything is written, when they cannot hold the
 // row or lack their scratch.
@@ -109,19 +109,29 @@ TEST_CASE("the cluster path with more rows than clusters: each loops over rows",
   }
 }
 
-TEST_CASE("the whole GPU copying the next row ahead, both stashes in turn", "[ch10]") {
-  // fp32 rows on the 16-byte grid with nothing to add that the held form does not take copy row
-  // r + 1 while row r is exchanged (whole_gpu.cu, kAhead). On a GPU of 132 SMs 4600000 columns
-  // are 1150000 chunks: more than the held form holds (16 vectors a thread) and than the lean
-  // kernel's registers hold, so each thread keeps some of its row in a stash, and 3 rows use
-  // the even rows' stash twice; the same in place.
+TEST_CASE("the whole GPU taking rows in pairs: every option, odd rows, one row", "[ch10]") {
+  // fp32 rows on the 16-byte grid with nothing to add that the held form does not take go in
+  // pairs (whole_gpu.cu, norm_whole_gpu_pairs). On a GPU of 132 SMs 4600000 columns are 1150000
+  // chunks: more than the held form holds (16 vectors a thread) and than the registers hold, so
+  // each thread keeps some of row r in a stash. 5 rows: two pairs, whose parts go to the two
+  // halves of the scratch in turn, and a last row alone, with the statistics; each option on a
+  // pair; one row alone takes the lean kernel.
+  std::vector<CaseVariant> variants = parameter_variants();
+  variants.push_back({"in place, rows 16-byte strided",
+                      [](Case& c) { return c.in_place = true, c.pad = 8, true; }});
   std::uint64_t seed = 40000;
   for (Op op : {Op::rmsnorm, Op::layernorm}) {
     const KernelEntry& kernel = kernel_of(op, "_whole_gpu");
-    Case in_place = make_case(op, kDTypes[0], 3, 4600000, seed++);
-    in_place.in_place = true;
     INFO(kernel.name);
-    require_all_pass(kernel, {make_case(op, kDTypes[0], 3, 4600000, seed++), in_place});
+    Case five = make_case(op, kDTypes[0], 5, 4600000, seed++);
+    five.statistics = true;  // the last row's too, written alone
+    require_all_pass(kernel, {five, make_case(op, kDTypes[0], 1, 4600000, seed++)});
+    for (const CaseVariant& variant : variants) {
+      Case c = make_case(op, kDTypes[0], 2, 4600000, seed++);
+      if (!variant.apply(c)) continue;
+      INFO(variant.name);
+      require_all_pass(kernel, {c});
+    }
   }
 }
 
