@@ -638,11 +638,11 @@ def copy_of_row_bytes(torch, bench, problem, roof):
     half = problem.bytes_moved() // 2
     source = torch.ones(half, dtype=torch.uint8, device="cuda")
     destination = torch.empty_like(source)
-    ms = bench.median_ms(lambda: destination.copy_(source))
+    copy = bandwidth(problem, bench.median_ms(lambda: destination.copy_(source)), roof)
     del source, destination
-    print(f"  {'copy of the same bytes':<34} {ms * 1e3:9.1f} us "
-          f"{100 * problem.bytes_moved() / (ms * 1e6) / roof:5.1f}%", flush=True)
-    return bandwidth(problem, ms, roof)
+    print(f"  {'copy of the same bytes':<34} {copy['median_ms'] * 1e3:9.1f} us "
+          f"{copy['percent_of_copy_roof']:5.1f}%", flush=True)
+    return copy
 
 
 def column_launch(torch, column, problem, inputs, functions, peers):

@@ -86,6 +86,34 @@ __device__ __forceinline__ void copy_evict_first(uint4* shared, const void* glob
 // [whole_gpu_copies]
 
 // [normalise_group]
+// An fp32 chunk's weight (1 without a weight) and bias (0 without one), read with L2 policy
+// Property; a chunk past the row (in_row false) reads nothing.
+template <typename Property>
+__device__ __forceinline__ void load_scale_shift(const Tensors<float, float>& t, std::int64_t first,
+                                                 bool in_row, float4& scale, float4& shift) {
+  using Parameters = cuda::annotated_ptr<const float4, Property>;
+  scale = in_row && t.weight != nullptr
+              ? Parameters(reinterpret_cast<const float4*>(t.weight + first))[0]
+              : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+  shift = in_row && t.bias != nullptr
+              ? Parameters(reinterpret_cast<const float4*>(t.bias + first))[0]
+              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// The weight as a scale: + 1 for (1 + w) (offset 1), as loaded otherwise (offset 0).
+__device__ __forceinline__ float4 plus(float4 w, float offset) {
+  return make_float4(w.x + offset, w.y + offset, w.z + offset, w.w + offset);
+}
+
+// (x - mean) * rstd * scale + shift for the 4 floats of a chunk: every fp32 whole-GPU kernel's
+// normalisation.
+__device__ __forceinline__ float4 normalised(float4 x, ch07::Statistics s, float4 scale,
+                                             float4 shift) {
+  return make_float4(
+      (x.x - s.mean) * s.rstd * scale.x + shift.x, (x.y - s.mean) * s.rstd * scale.y + shift.y,
+      (x.z - s.mean) * s.rstd * scale.z + shift.z, (x.w - s.mean) * s.rstd * scale.w + shift.w);
+}
+
 // The lean kernel's rows (fp32, on the 16-byte grid) are normalised kGroup chunks at a time:
 // every weight and bias load of the group is issued before its first store. Chunk by chunk
 // (chapter 07's normalise_and_store) a chunk's parameter loads wait behind the previous
@@ -100,29 +128,18 @@ __device__ void normalise_group(const Tensors<T, P>& t, const ch07::Row<T, P, kA
                                 const std::int64_t (&first)[kGroup], ch07::Statistics s,
                                 const Vector<T> (&h)[kGroup]) {
   if constexpr (kAligned && std::is_same_v<T, float> && std::is_same_v<P, float>) {
-    using Kept = cuda::annotated_ptr<const float4, cuda::access_property::persisting>;
     using Streamed = cuda::annotated_ptr<float4, cuda::access_property::streaming>;
     float4 scale[kGroup], shift[kGroup];
 #pragma unroll
-    for (int g = 0; g < kGroup; ++g) {
-      const bool in_row = first[g] < t.cols;
-      scale[g] = in_row && t.weight != nullptr
-                     ? Kept(reinterpret_cast<const float4*>(t.weight + first[g]))[0]
-                     : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
-      shift[g] = in_row && t.bias != nullptr
-                     ? Kept(reinterpret_cast<const float4*>(t.bias + first[g]))[0]
-                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
+    for (int g = 0; g < kGroup; ++g)
+      load_scale_shift<cuda::access_property::persisting>(t, first[g], first[g] < t.cols, scale[g],
+                                                          shift[g]);
     const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
 #pragma unroll
     for (int g = 0; g < kGroup; ++g) {
       if (first[g] >= t.cols) continue;
-      const float4 x = same_bits<float4>(h[g]);
-      const float4 y{(x.x - s.mean) * s.rstd * (scale[g].x + offset) + shift[g].x,
-                     (x.y - s.mean) * s.rstd * (scale[g].y + offset) + shift[g].y,
-                     (x.z - s.mean) * s.rstd * (scale[g].z + offset) + shift[g].z,
-                     (x.w - s.mean) * s.rstd * (scale[g].w + offset) + shift[g].w};
-      Streamed(reinterpret_cast<float4*>(row.y + first[g]))[0] = y;
+      Streamed(reinterpret_cast<float4*>(row.y + first[g]))[0] =
+          normalised(same_bits<float4>(h[g]), s, plus(scale[g], offset), shift[g]);
     }
   } else {
 #pragma unroll
@@ -325,10 +342,6 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
     ch07::write_statistics(t, r, s0, kCentre, slice);
     if (pair) ch07::write_statistics(t, r + 1, s1, kCentre, slice);
     const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
-    auto normalise = [](float4 x, ch07::Statistics s, float4 w, float4 b) {
-      return float4{(x.x - s.mean) * s.rstd * w.x + b.x, (x.y - s.mean) * s.rstd * w.y + b.y,
-                    (x.z - s.mean) * s.rstd * w.z + b.z, (x.w - s.mean) * s.rstd * w.w + b.w};
-    };
     // Chunks v to v + kGroup - 1 of both rows, x0 their values in row r: every load first.
     auto store_group = [&](int v, const float4(&x0)[kGroup]) {
       float4 scale[kGroup], shift[kGroup], x1[kGroup];
@@ -336,12 +349,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
       for (int g = 0; g < kGroup; ++g) {
         const std::int64_t first = first_of(v + g);
         const bool in_row = v + g < held && first < t.cols;
-        scale[g] = in_row && t.weight != nullptr
-                       ? Once(reinterpret_cast<const float4*>(t.weight + first))[0]
-                       : make_float4(1.0f, 1.0f, 1.0f, 1.0f);
-        shift[g] = in_row && t.bias != nullptr
-                       ? Once(reinterpret_cast<const float4*>(t.bias + first))[0]
-                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        load_scale_shift<cuda::access_property::streaming>(t, first, in_row, scale[g], shift[g]);
         x1[g] = in_row && pair ? Once(reinterpret_cast<const float4*>(next.x + first))[0]
                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
@@ -349,12 +357,11 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
       for (int g = 0; g < kGroup; ++g) {
         const std::int64_t first = first_of(v + g);
         if (v + g >= held || first >= t.cols) continue;
-        const float4 w{scale[g].x + offset, scale[g].y + offset, scale[g].z + offset,
-                       scale[g].w + offset};
-        Streamed(reinterpret_cast<float4*>(row.y + first))[0] = normalise(x0[g], s0, w, shift[g]);
+        const float4 w = plus(scale[g], offset);
+        Streamed(reinterpret_cast<float4*>(row.y + first))[0] = normalised(x0[g], s0, w, shift[g]);
         if (pair)
           Streamed(reinterpret_cast<float4*>(next.y + first))[0] =
-              normalise(x1[g], s1, w, shift[g]);
+              normalised(x1[g], s1, w, shift[g]);
       }
     };
     static_assert(kPairVectors % kGroup == 0);
@@ -482,10 +489,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
       } else if (bias != nullptr) {
         shift = shifts[slot(v)];
       }
-      __stcs(y + c, make_float4((h[v].x - s.mean) * s.rstd * scale.x + shift.x,
-                                (h[v].y - s.mean) * s.rstd * scale.y + shift.y,
-                                (h[v].z - s.mean) * s.rstd * scale.z + shift.z,
-                                (h[v].w - s.mean) * s.rstd * scale.w + shift.w));
+      __stcs(y + c, normalised(h[v], s, scale, shift));
     }
   }
 }
