@@ -22,8 +22,9 @@ For every row of SHAPES it times, on the same GPU and in the same process:
     `normlab::run` gets, and the row also records the fastest registered kernel;
   - the copy roof, as torch's copy_ of a 512 MiB buffer (bytes read + written);
   - per row, a copy of the row's bytes (torch's copy_ of half the bytes model into the other
-    half), timed as every column: what a kernel that only moves those bytes reaches at that
-    size, under the same flush, a bar no norm of the row can pass.
+    half), timed as every column: what PyTorch's copy of those bytes alone reaches at that
+    size, under the same flush; a reference, not a ceiling (PyTorch's copy is not the fastest
+    way to move bytes: on rows of a few megabytes norm kernels pass it by many points).
 A peer that is not installed, fails to import, refuses the shape or raises is a cell that says
 why (its error's first line), never a crash.
 
