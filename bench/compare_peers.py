@@ -633,7 +633,8 @@ def bandwidth(problem, ms, roof):
 
 def copy_of_row_bytes(torch, bench, problem, roof):
     """A copy that reads half the row's bytes model and writes the other half, timed as every
-    column is: the share of the roof the bytes alone reach at this size. The 512 MiB roof is
+    column is: the share of the roof PyTorch's copy of the bytes reaches at this size (norm
+    kernels can pass it, most on rows of a few megabytes). The 512 MiB roof is
     not reached by small problems: their start, last wave and the write-back of the dirty lines
     the flush leaves weigh more (book/results/runs/2026-11-27-h100-streaming-ceiling)."""
     half = problem.bytes_moved() // 2

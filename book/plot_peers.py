@@ -140,7 +140,8 @@ def copied(report):
 
 
 def copy_text(row):
-    """What a copy of the row's bytes reached, timed as every column: a bar no norm passes."""
+    """What a copy of the row's bytes reached, timed as every column (a reference, not a
+    ceiling: see heading)."""
     copy = row.get("copy_of_row_bytes")
     return describe_value(value(copy, row["unit"]), row["unit"]) if copy else "–"
 
