@@ -110,14 +110,16 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = 1;
-  // In one wave: with float4 loads a thread takes 36 registers, 3 blocks an SM, and LayerNorm's
-  // 512 blocks at 8192 columns took two waves on an H100's 132 SMs. There the kernel built for 4
-  // blocks an SM runs instead. Measured (H100, book/results/runs/2026-11-27-h100-even-rounds/,
-  // three rounds alternated): fp32 2048 x 8192 LayerNorm backward 83.5-83.7% -> 84.1-84.5% of
-  // the copy roof, bf16 4096 x 8192 80.8-81.0% -> 81.6-81.7%; the sums of one partial row alone
-  // under Nsight Compute 4.0-5.0 us -> 3.5-4.3 us. Where one wave holds the blocks anyway the
-  // 4-block build gained nothing (bf16 8192 x 576 and 1000 x 12288 0.4 to 1 point lower, within
-  // what the run order moved unchanged kernels), so it is not taken there.
+  // In one wave: with float4 loads a thread takes 45 registers (CUDA 13.0), 2 blocks an SM, and
+  // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 and 3 blocks
+  // an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let ptxas
+  // take more). There the kernel built for 4 blocks an SM runs instead. Measured (H100,
+  // book/results/runs/2026-11-27-h100-even-rounds/, three rounds alternated): fp32 2048 x 8192
+  // LayerNorm backward 83.5-83.7% -> 84.1-84.5% of the copy roof, bf16 4096 x 8192 80.8-81.0%
+  // -> 81.6-81.7%; the sums of one partial row alone under Nsight Compute 4.0-5.0 us -> 3.5-4.3 us.
+  // Where one wave holds the blocks anyway the 4-block build gained nothing (bf16 8192 x 576 and
+  // 1000 x 12288 0.4 to 1 point lower, within what the run order moved unchanged kernels), so it is
+  // not taken there.
   const unsigned int blocks = config.gridDim.x;
   const bool one_wave =
       blocks <=

@@ -503,8 +503,8 @@ inline constexpr int kSumSlices = kSumRuns * kSumRuns;
 inline constexpr int kSumGroups = 8;
 inline constexpr int kSumThreads = kSumSlices * kSumGroups;
 // kMinBlocks: blocks an SM the build must leave room for. 4 caps a thread at 32 registers
-// (float4 loads take 36 without it, so 3 blocks an SM): sum_columns takes it only where the
-// blocks would not fit the SMs at once otherwise.
+// (float4 loads take 45 with 1, so 2 blocks an SM): sum_columns takes it only where the blocks
+// would not fit the SMs at once otherwise.
 inline constexpr int kSumOneWaveBlocks = 4;
 
 template <int kWidth>
