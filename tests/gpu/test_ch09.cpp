@@ -119,9 +119,10 @@ TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, s
       std::vector<Case> cases;
       for (const DTypes& types : kDTypes) {
         for (std::int64_t rows : {5, 67}) {
-          // 4096: a balanced row (every thread of block4_128x6 holds 4 whole chunks), whose
-          // LayerNorm statistics come from one reduction (block.cu).
-          for (std::int64_t cols : {9, 576, 1017, 1031, 4096, 4104, 16385}) {
+          // 4096 and 16384: balanced rows (every thread of block4_128x6 holds 4 whole chunks,
+          // of block8_256x2 8), whose LayerNorm statistics come from one reduction (block.cu:
+          // at 16384 for bf16 rows with bf16 parameters only).
+          for (std::int64_t cols : {9, 576, 1017, 1031, 4096, 4104, 16384, 16385}) {
             Case c = make_case(op, types, rows, cols, seed++);
             if (variant.apply(c)) cases.push_back(c);
           }
