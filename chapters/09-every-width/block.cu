@@ -88,14 +88,13 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     // -> 73.0-73.4%, 32768 x 1024 80.4-80.8% -> 85.7-86.0% (narrow32x4, one reduction:
     // 83.5-83.7%), 65536 x 1024 87.5-87.7% -> 92.7-92.8%; fp32 8192 x 512 60.9-61.0% ->
     // 62.2-62.5%; add + LayerNorm at 16384 x 4096 and 4096 x 8192 (block2_256x4, block2_512x2)
-    // level. And for the 8-vector configurations (16-bit rows of 1537 chunks and more) with bf16
-    // rows and bf16 parameters: H100, 2026-11-27, five rounds in two calls, two reductions
-    // against one (book/results/runs/2026-11-27-h100-balanced-eight-vectors/): LayerNorm bf16
-    // 4096 x 16384 84.7-85.1% -> 86.8-87.2% of the copy roof, 4096 x 14336 77.7-77.9% ->
-    // 79.8-80.2%, 1024 x 16384 59.7-60.3% -> 60.6-61.5%; block8's rows (bf16 4096 x 20480,
-    // 2048 x 24576) and add + LayerNorm at 4096 x 16384 level. Not for fp16 rows nor fp32
-    // parameters: built for them, three instances spilled under block8_256x2's 128 registers
-    // (8 to 44 bytes), and fp16 4096 x 16384 measured 83.9-84.3% -> 83.2-83.4%.
+    // level. And for the 8-vector configurations (block8_256x2: 16-bit rows of 1537 to 2048
+    // chunks) with bf16 rows and bf16 parameters: H100, 2026-11-27, five rounds in two calls,
+    // two reductions against one (book/results/runs/2026-11-27-h100-balanced-eight-vectors/):
+    // LayerNorm bf16 4096 x 16384 84.7-85.1% -> 86.8-87.2% of the copy roof, 4096 x 14336
+    // 77.7-77.9% -> 79.8-80.2%, 1024 x 16384 59.7-60.3% -> 60.6-61.5%. Not for fp16 rows nor
+    // fp32 parameters: built for them, three instances spilled under block8_256x2's 128
+    // registers (8 to 44 bytes), and fp16 4096 x 16384 measured 83.9-84.3% -> 83.2-83.4%.
     constexpr bool kEightBf16 =
         c.vectors == 8 && std::is_same_v<T, __nv_bfloat16> && std::is_same_v<P, __nv_bfloat16>;
     constexpr bool kAlways = c.vectors == 2 || c.vectors == 4 || kEightBf16;
