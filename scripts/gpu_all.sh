@@ -11,6 +11,11 @@
 #                    book/results/ wants
 # Exit code 0 only when the build, every test and the tour passed.
 set -uo pipefail
+# OUTDIR first: without it the paths below would start at the filesystem root.
+if [ -z "${1:-}" ]; then
+  echo "usage: scripts/gpu_all.sh OUTDIR [DEB_DIR] [BENCH_FILTER] [BENCH_NAME]: pass OUTDIR, the folder for logs/ and results/" >&2
+  exit 2
+fi
 out=$(realpath -m "$1")
 debs=$(realpath -m "${2:-.deps/debs}")
 filter=${3:-.}

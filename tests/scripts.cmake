@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: Apache-2.0
+# CPU: the scripts of scripts/ on their first-hour paths (issue 54), each run in a temporary
+# directory or copy so that nothing of the checkout or the build is touched.
+function(_normlab_add_script_test name)
+  add_test(NAME ${name}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cpu/${name}.sh ${PROJECT_SOURCE_DIR} ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "cpu;scripts" TIMEOUT 120)
+endfunction()
+
+# gpu_all.sh without OUTDIR: a usage error before anything is written.
+_normlab_add_script_test(script_gpu_all_usage)
