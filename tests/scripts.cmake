@@ -9,3 +9,7 @@ endfunction()
 
 # gpu_all.sh without OUTDIR: a usage error before anything is written.
 _normlab_add_script_test(script_gpu_all_usage)
+# torch_test without PyTorch: one line, nothing ran, exit 0 (not pytest's 5).
+_normlab_add_script_test(script_torch_test_without_torch)
+# profile --help and -h: the usage, exit 0.
+_normlab_add_script_test(script_profile_help)
