@@ -13,3 +13,5 @@ _normlab_add_script_test(script_gpu_all_usage)
 _normlab_add_script_test(script_torch_test_without_torch)
 # profile --help and -h: the usage, exit 0.
 _normlab_add_script_test(script_profile_help)
+# tour without a GPU: one line and exit code 69 within seconds, nothing built.
+_normlab_add_script_test(script_tour_without_gpu)
