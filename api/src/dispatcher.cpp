@@ -192,27 +192,28 @@ constexpr Rule kRules[] = {
      "backward: chapter 08's deterministic kernel (dweight and dbias summed in a fixed order, "
      "the same bits on every run)"},
     {"narrow rows", 9, narrow,
-     "narrow rows (cols <= 1024): chapter 09's group of lanes per row (H100, 8192 x 576 bf16 "
-     "LayerNorm: 39.8% of the copy roof against chapter 07's 36.8%)"},
+     "narrow rows (cols <= 1024): chapter 09's group of lanes per row, chosen over chapter 07's "
+     "block per row by measuring each op (H100; the book's chapter 09)"},
     {"few rows", 9, few_rows,
-     "few rows (<= 64): chapter 09 splits each row over up to 1024 threads (H100, 32 x 4096 "
-     "bf16 add + RMSNorm: 5.9 us against chapter 07's 8.6 us)"},
+     "few rows (<= 64), where the time is latency: chapter 09 splits each row over up to 1024 "
+     "threads, chosen over chapter 07's block per row by measuring each op (H100; the book's "
+     "chapter 09)"},
     {"few wide rows", 10, few_wide_rows,
      "few rows (<= 64) wider than one block's registers hold: chapter 10 spreads a row over a "
-     "cluster, the whole GPU or many blocks (H100, 16 x 4194304 fp32 LayerNorm: 39.6% of the "
-     "copy roof against chapter 07's 6.5%, one block a row)"},
+     "cluster, the whole GPU or many blocks, chosen over chapter 07's one block a row (most SMs "
+     "idle) by measuring each op (H100; the book's chapter 09)"},
     {"many rows", 9, many_rows_block,
      "many rows of up to 1024 aligned 16-byte chunks (some 16-bit rows to 2048): chapter 09's "
-     "block per row, its registers capped for several blocks an SM (H100, 4096 x 8192 bf16 "
-     "add + LayerNorm: 87.3% of the copy roof against chapter 07's 70.9%)"},
+     "block per row, its registers capped for several blocks an SM, chosen over chapter 07's "
+     "by measuring each op (H100; the book's chapter 09)"},
     {"many huge rows", 10, many_huge_rows,
      "many rows on the 16-byte grid of a MiB or more: chapter 10's choice, the whole GPU or the "
-     "split row (H100, 128 x 1048576 fp32 LayerNorm: 56.5% of the copy roof against chapter "
-     "07's 35.7%)"},
+     "split row, chosen over chapter 07's block per row by measuring each op (H100; the book's "
+     "chapter 09)"},
     {"many wide rows", 10, many_wide_rows,
      "many rows on the 16-byte grid, wider than one block's registers hold: chapter 10's "
-     "cluster, the row in its blocks' shared memory (H100, 512 x 65536 bf16 RMSNorm: 81.4% of "
-     "the copy roof against chapter 07's 54.5%)",
+     "cluster, the row in its blocks' shared memory, chosen over chapter 07's streamed row by "
+     "measuring each op (H100; the book's chapter 09)",
      "_cluster"},
     {"wide or misaligned rows", 7, forward,
      "rows wider than chapter 09's blocks take or off the 16-byte grid: chapter 07's block per "

@@ -26,6 +26,10 @@ struct Facts {
 /// positive and finite, every tensor its op needs non-null (when rows > 0), strides >= cols,
 /// pointers aligned to their element, outputs over inputs only as the same rows.
 void validate(const NormCall& call);
+/// validate()'s check of eps alone, for the tools that read eps before there is a call (normlab
+/// check and explain): throws std::invalid_argument naming 'eps' unless it is positive and
+/// finite.
+void validate_eps(float eps);
 
 /// The facts of a validated @p call on a GPU of @p compute_capability.
 Facts facts_of(const NormCall& call, int compute_capability);

@@ -76,12 +76,15 @@ void validate_tensor_of(const TensorSpec& spec, const NormCall& call) {
 
 }  // namespace
 
+void validate_eps(float eps) {
+  check_argument(std::isfinite(eps) && eps > 0.0f, kFunction, "eps",
+                 [&] { return "must be positive and finite (got " + std::to_string(eps) + ")"; });
+}
+
 void validate(const NormCall& call) {
   validate_types(call);
   validate_shape(kFunction, call.rows, call.cols);
-  check_argument(std::isfinite(call.eps) && call.eps > 0.0f, kFunction, "eps", [&] {
-    return "must be positive and finite (got " + std::to_string(call.eps) + ")";
-  });
+  validate_eps(call.eps);
   check_argument(!call.weight_plus_one || call.weight != nullptr, kFunction, "weight_plus_one",
                  "scales by (1 + w) and needs a weight");
   for (const TensorSpec& spec : tensors_of(call.op)) {

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# normlab refuses bad options by name, with exit code 2, GPU or not; bare `normlab` and every
-# subcommand's --help print usage; a kernel asked for a case it cannot take is refused by name
-# before any GPU work: check_cli.sh PATH/TO/normlab
+# normlab refuses bad options by name, with exit code 2, GPU or not, in one line and a pointer
+# to the usage (not the usage itself); bare `normlab` and every subcommand's --help print usage;
+# --option=value is read as --option value; eps is judged by the library's rule; a kernel asked
+# for a case it cannot take is refused by name before any GPU work: check_cli.sh PATH/TO/normlab
 set -u
 normlab=$1
 source "$(dirname "$0")/cli_expect.sh"
 valid=(--op rmsnorm --dtype bf16 --rows 4 --cols 64)
-# expect_refused OPTION-NAME ARGS...: normlab check ARGS exits 2 naming the option.
+# expect_refused OPTION-NAME ARGS...: normlab check ARGS exits 2 naming the option, briefly.
 expect_refused() {
   local name=$1
   shift
-  expect "$normlab" 2 "'$name'" check "$@"
+  expect_brief "$normlab" 2 "'$name'" check "$@"
 }
 
 # Usage: bare, --help of each subcommand, an unknown command, unknown options everywhere.
@@ -21,9 +22,14 @@ expect "$normlab" 0 "usage: normlab tour" tour --help
 expect "$normlab" 0 "usage: normlab check" check --help
 expect "$normlab" 0 "usage: normlab check" check --op rmsnorm --help
 expect "$normlab" 0 "usage: normlab list" list --help
-expect "$normlab" 2 "unknown command 'frobnicate'" frobnicate
-expect "$normlab" 2 "'--bogus'" tour --bogus
-expect "$normlab" 2 "'--bogus'" list --bogus
+expect_brief "$normlab" 2 "unknown command 'frobnicate'" frobnicate
+expect_brief "$normlab" 2 "see normlab --help" frobnicate
+expect_brief "$normlab" 2 "'--bogus'" tour --bogus
+expect_brief "$normlab" 2 "see normlab tour --help" tour --rows 0
+expect_brief "$normlab" 2 "'--bogus'" list --bogus
+expect_brief "$normlab" 2 "see normlab list --help" list --bogus
+expect_brief "$normlab" 2 "see normlab check --help" check "${valid[@]}" --rows x
+expect_brief "$normlab" 2 "see normlab explain --help" explain "${valid[@]}" --bogus
 expect "$normlab" 2 "'--rows'" tour --rows 99999999999999999999
 expect "$normlab" 2 "'--rows'" tour --rows 0
 expect "$normlab" 2 "'--cols'" tour --cols 8k
@@ -51,6 +57,12 @@ expect_refused --eps "${valid[@]}" --eps -1e-5
 expect_refused --eps "${valid[@]}" --eps nan
 expect_refused --eps "${valid[@]}" --eps 1e-5x
 expect_refused --eps "${valid[@]}" --eps 1e39
+# eps as the library judges it (normlab::plan's rule): 0, and 1e-50 (0 as a float), refused.
+expect_refused --eps "${valid[@]}" --eps 0
+expect_refused --eps "${valid[@]}" --eps 1e-50
+expect "$normlab" 2 "argument 'eps' must be positive and finite" check "${valid[@]}" --eps 1e-50
+expect "$normlab" 2 "argument 'eps' must be positive and finite" explain "${valid[@]}" --eps 0
+expect "$normlab" 0 "kernel:" explain "${valid[@]}" --eps 1e-30
 expect_refused --seed "${valid[@]}" --seed seven
 expect_refused --seed "${valid[@]}" --seed -1
 expect_refused --distribution "${valid[@]}" --distribution bimodal
@@ -68,9 +80,20 @@ expect_refused --kernel --op layernorm --dtype fp32 --rows 4 --cols 64 --kernel 
 expect_refused --dump "${valid[@]}" --dump
 expect_refused --frobnicate "${valid[@]}" --frobnicate
 
+# --option=value as --option value, in every command; a value so given is judged as any other.
+expect "$normlab" 0 "call:    rmsnorm bf16 4 x 64, no weight" explain --op=rmsnorm --dtype=bf16 \
+  --rows=4 --cols 64 --no-weight
+expect "$normlab" 0 "call:    layernorm fp32 3 x 8, row stride 9" explain --op layernorm \
+  --rows=3 --cols=8 --row-stride=9 --eps=1e-6 --sm=80
+expect_refused --rows --op=rmsnorm --rows=-1 --cols=64
+expect_refused --eps "${valid[@]}" --eps=0
+expect_brief "$normlab" 2 "'--rows'" tour --rows=0
+expect_brief "$normlab" 2 "'--op'" tour --op=softmax
+expect_brief "$normlab" 2 "'--kernel'" tour --kernel=ch99_nothing
+
 # A kernel that cannot take the case is refused by name and reason, with or without a GPU.
 gemma=(check --op rmsnorm --dtype fp32 --rows 4 --cols 64 --kernel ch04_rmsnorm_fused_float4 --gemma)
 expect "$normlab" 2 "ch04_rmsnorm_fused_float4 (option '--kernel') refuses" "${gemma[@]}"
 expect "$normlab" 2 "(1 + w)" "${gemma[@]}"
 
-finish "usage printed, every bad option and refused kernel refused by name with exit code 2"
+finish "usage printed, every bad option and refused kernel refused by name, briefly, with exit code 2"

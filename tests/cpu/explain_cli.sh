@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # normlab explain on any machine: each rule of the dispatcher's table on both sides of its
 # boundary, sm_90 assumed (and said) without a GPU, --sm, a call no kernel takes and bad options
-# refused by name with exit code 2; normlab check without --kernel refuses, before any GPU
-# work, a case the dispatcher finds no kernel for: explain_cli.sh PATH/TO/normlab
+# refused by name with exit code 2; the reason printed for one op quotes no other op's
+# measurement; normlab check without --kernel refuses, before any GPU work, a case the
+# dispatcher finds no kernel for: explain_cli.sh PATH/TO/normlab
 set -u
 normlab=$1
 source "$(dirname "$0")/cli_expect.sh"
@@ -46,6 +47,25 @@ expect "$normlab" 0 "GPU:     sm_80 (given by --sm)" explain "${many[@]}" --cols
 expect env 0 "GPU:     sm_90 (assumed: no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= \
   "$normlab" explain "${many[@]}" --cols 64
 
+# why_of OP OTHER RULE ARGS...: normlab explain --op OP ARGS takes the rule whose reason says
+# RULE, and its output says nothing of OTHER, another op (whose measurement it would quote).
+why_of() {
+  local op=$1 other=$2 rule=$3
+  shift 3
+  expect "$normlab" 0 "$rule" explain --op "$op" "$@"
+  expect_absent "$normlab" 0 "$other" explain --op "$op" "$@"
+}
+for ops in "rmsnorm LayerNorm" "add_rmsnorm LayerNorm" "layernorm RMSNorm" "add_layernorm RMSNorm"; do
+  read -r op other <<<"$ops"
+  why_of "$op" "$other" "why:     narrow rows" --dtype bf16 --rows 8192 --cols 512
+  why_of "$op" "$other" "chapter 09 splits each row" --dtype bf16 --rows 32 --cols 4096
+  why_of "$op" "$other" "why:     few rows (<= 64) wider" --rows 16 --cols 4194304
+  why_of "$op" "$other" "why:     many rows of up to" --dtype bf16 --rows 4096 --cols 8192
+  why_of "$op" "$other" "grid of a MiB or more" --rows 128 --cols 1048576
+  why_of "$op" "$other" "grid, wider than" --dtype bf16 --rows 512 --cols 65536
+  why_of "$op" "$other" "why:     rows wider than chapter 09's" --dtype bf16 --rows 8192 --cols 1025
+done
+
 expect "$normlab" 2 "'--op'" explain --rows 4 --cols 64
 expect "$normlab" 2 "'--cols'" explain --op rmsnorm --rows 4 --cols 0
 expect "$normlab" 2 "'--sm'" explain "${many[@]}" --cols 64 --sm 5
@@ -55,4 +75,4 @@ expect "$normlab" 2 "'--bias'" explain "${many[@]}" --cols 64 --bias
 expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_backward \
   --rows 9 --cols 8193
 
-finish "explain: every rule at its boundary; bad options and impossible calls refused (exit 2)"
+finish "explain: every rule at its boundary, its reason true for the op; bad options and impossible calls refused (exit 2)"

@@ -2,7 +2,10 @@
 #include "case_options.hpp"
 
 #include <limits>
+#include <stdexcept>
 #include <string>
+
+#include "dispatcher.hpp"
 
 namespace normlab::tool {
 
@@ -18,7 +21,7 @@ const char* const kCaseOptionsUsage =
     "  --bias                    a bias (LayerNorm ops)\n"
     "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
     "  --gemma                   scale by (1 + w)\n"
-    "  --eps E                   (default 1e-5)\n"
+    "  --eps E                   positive, as a float (default 1e-5)\n"
     "  --in-place                y over x; for add + norm, the new residual over the old;\n"
     "                            backward: dx over dy\n";
 
@@ -54,8 +57,14 @@ bool CaseOptions::take(CommandLine& line) {
   } else if (line.is("--gemma")) {
     weight_plus_one_ = true;
   } else if (line.is("--eps")) {
-    eps_ = static_cast<float>(line.number(0.0));
-    if (eps_ > std::numeric_limits<float>::max()) refuse_option("--eps", "must fit a float");
+    // Judged as a float by the library's own rule (dispatch::validate_eps): 1e-50 is 0 there,
+    // 1e39 infinite.
+    eps_ = static_cast<float>(line.number());
+    try {
+      dispatch::validate_eps(eps_);
+    } catch (const std::invalid_argument& error) {
+      refuse_option("--eps", std::string("as a float is refused: ") + error.what());
+    }
   } else if (line.is("--in-place")) {
     in_place_ = true;
   } else {

@@ -20,6 +20,7 @@
 #include "normlab/random.hpp"
 #include "normlab/runner.hpp"
 #include "registry.hpp"
+#include "usage_error.hpp"
 
 namespace normlab::tool {
 
@@ -79,7 +80,7 @@ CheckOptions parse(int argc, char** argv, int first) {
     } else if (line.is("--json")) {
       options.json = true;
     } else {
-      line.refuse_unknown("normlab check");
+      refuse_unknown_option(line, "normlab check");
     }
   }
   options.problem = call.finish(inputs);
@@ -170,8 +171,7 @@ int check_command(int argc, char** argv, int first) {
   try {
     options = parse(argc, argv, first);
   } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "normlab check: %s\n%s", error.what(), kCheckUsage.c_str());
-    return 2;
+    return usage_error("normlab check", error.what());
   }
   const KernelEntry* kernel = nullptr;
   std::string why;  // empty: chosen by --kernel

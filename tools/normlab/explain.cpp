@@ -14,6 +14,7 @@
 #include "normlab/device.hpp"
 #include "normlab/op_tensors.hpp"
 #include "registry.hpp"
+#include "usage_error.hpp"
 
 namespace normlab::tool {
 
@@ -82,13 +83,12 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
       if (line.is("--sm")) {
         target = {static_cast<int>(line.integer(10, 1000)), "given by --sm"};
       } else {
-        line.refuse_unknown("normlab explain");
+        refuse_unknown_option(line, "normlab explain");
       }
     }
     c = call.finish(c);
   } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "normlab explain: %s\n%s", error.what(), kExplainUsage.c_str());
-    return 2;
+    return usage_error("normlab explain", error.what());
   }
   Plan plan;
   try {

@@ -6,10 +6,13 @@
 //                            and compares it with float64.
 //   normlab explain [options]  prints what the dispatcher runs for one call and why.
 //   normlab list             prints the registry.
+// Every option can be given as --name value or --name=value. Bad usage prints the problem in
+// one line and where the usage is (exit 2).
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "check.hpp"
 #include "explain.hpp"
@@ -17,6 +20,7 @@
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
 #include "registry.hpp"
+#include "usage_error.hpp"
 
 namespace {
 
@@ -38,6 +42,9 @@ const std::string kTourUsage =
     normlab::kProgramOptionsUsage +
     "exit codes: 0 ok, 1 a kernel failed verification, 2 bad usage, 69 no CUDA GPU\n";
 
+// What normlab tour prints after a bad option: where the usage is.
+constexpr const char* kTourPointer = "see normlab tour --help\n";
+
 constexpr const char* kListUsage =
     "usage: normlab list\n"
     "prints every registered kernel: chapter, name, op, dtypes and what it does\n";
@@ -50,10 +57,9 @@ int list(int argc, char** argv) {
   try {
     normlab::CommandLine line(argc, argv, 2);
     while (line.next())
-      line.refuse_unknown("normlab list");
+      normlab::tool::refuse_unknown_option(line, "normlab list");
   } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "normlab list: %s\n%s", error.what(), kListUsage);
-    return 2;
+    return normlab::tool::usage_error("normlab list", error.what());
   }
   std::printf("%-3s %-30s %-12s %-16s %s\n", "ch", "kernel", "op", "dtypes", "summary");
   for (const normlab::KernelEntry& kernel : normlab::kernel_registry()) {
@@ -66,18 +72,47 @@ int list(int argc, char** argv) {
   return 0;
 }
 
+// The words of the command line, each "--name=value" after the command split into "--name" and
+// "value": every command takes both spellings of an option.
+std::vector<std::string> with_values_apart(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 0; i < argc; ++i) {
+    const std::string word = argv[i];
+    const std::size_t equals = word.find('=');
+    if (i < 2 || !word.starts_with("--") || equals == std::string::npos) {
+      words.push_back(word);
+      continue;
+    }
+    words.push_back(word.substr(0, equals));
+    words.push_back(word.substr(equals + 1));
+  }
+  return words;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int given_argc, char** given_argv) {
+  std::vector<std::string> words = with_values_apart(given_argc, given_argv);
+  std::vector<char*> pointers;
+  for (std::string& word : words)
+    pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  const int argc = static_cast<int>(words.size());
+  char** argv = pointers.data();
   if (argc < 2) {  // normlab alone: what it can do
     std::printf("%s", kUsage);
     return 0;
   }
   const std::string command = argv[1];
   try {
-    if (command == "tour")
-      return normlab::table_program("normlab tour", kTourUsage, argc, argv, 2,
+    if (command == "tour") {
+      if (normlab::asks_for_help(argc, argv, 2)) {
+        std::printf("%s", kTourUsage.c_str());
+        return 0;
+      }
+      return normlab::table_program("normlab tour", kTourPointer, argc, argv, 2,
                                     normlab::kernel_registry());
+    }
     if (command == "check") return normlab::tool::check_command(argc, argv, 2);
     if (command == "explain")
       return normlab::tool::explain_command(argc, argv, 2, normlab::tool::current_gpu());
@@ -90,6 +125,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "normlab %s: %s\n", command.c_str(), error.what());
     return 1;
   }
-  std::fprintf(stderr, "normlab: unknown command '%s'\n%s", command.c_str(), kUsage);
-  return 2;
+  return normlab::tool::usage_error("normlab", "unknown command '" + command + "'");
 }
