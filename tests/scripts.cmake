@@ -15,3 +15,5 @@ _normlab_add_script_test(script_torch_test_without_torch)
 _normlab_add_script_test(script_profile_help)
 # tour without a GPU: one line and exit code 69 within seconds, nothing built.
 _normlab_add_script_test(script_tour_without_gpu)
+# student-copy: the exercises' READMEs name no folder the copy leaves out (solutions/).
+_normlab_add_script_test(script_student_copy_readmes)
