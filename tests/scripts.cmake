@@ -17,3 +17,5 @@ _normlab_add_script_test(script_profile_help)
 _normlab_add_script_test(script_tour_without_gpu)
 # student-copy: the exercises' READMEs name no folder the copy leaves out (solutions/).
 _normlab_add_script_test(script_student_copy_readmes)
+# grade all builds every program ctest --preset exercises runs (grade_ex12_nccl too).
+_normlab_add_script_test(script_grade_builds_exercise_tests)

@@ -6,11 +6,8 @@
 # building (scripts/student-copy DIR --no-build).
 #   script_student_copy_readmes.sh SOURCE_DIR
 set -euo pipefail
-source_dir=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bash "$source_dir/scripts/student-copy" "$tmp/class" --no-build
-cd "$tmp/class"
+# shellcheck source=script_make_student_copy.sh
+source "$(dirname "$0")/script_make_student_copy.sh"
 readmes=(exercises/README.md exercises/*/README.md)
 failed=0
 if grep -n 'solutions/' "${readmes[@]}"; then
