@@ -37,6 +37,7 @@ printf '{"gpu": "%s", "driver": "%s", "date": "%s", "command": "scripts/gpu_all.
 status=0
 ctest --preset gpu -j 8 >"$logs/ctest.log" 2>&1 || status=1
 grep -E "tests passed|\*\*\*|Not Run" "$logs/ctest.log" | tail -40
+bash scripts/ctest_summary.sh "$logs/ctest.log" || true  # the skipped counted apart
 build/gpu/tools/normlab tour --json "$results/tour-2048x8192-fp32.json" 2>&1 | tee "$logs/tour.txt" || status=1
 [ "$filter" = none ] && exit $status
 build/gpu/bench/normlab_bench --benchmark_filter="$filter" --benchmark_out="$results/$bench.json" \

@@ -19,3 +19,5 @@ _normlab_add_script_test(script_tour_without_gpu)
 _normlab_add_script_test(script_student_copy_readmes)
 # grade all builds every program ctest --preset exercises runs (grade_ex12_nccl too).
 _normlab_add_script_test(script_grade_builds_exercise_tests)
+# test closes with N passed, N failed, N skipped (ctest_summary.sh), its exit code kept.
+_normlab_add_script_test(script_test_counts_skipped)
