@@ -26,8 +26,8 @@ The manifest (tests/cpu/doc_commands.txt) lists each page's commands under [PAGE
         a fresh clone of the repository (HEAD, then the working tree's uncommitted and new
         files over it, and .deps/ linked where the checkout has one, as scripts/deps.sh would
         have installed it; the clone is reset and cleaned before each command), where it must
-        exit with CODE. CUDA_VISIBLE_DEVICES is empty: every
-        machine runs it as one without a GPU would, so a GPU machine expects the same code.
+        exit with CODE. CUDA_VISIBLE_DEVICES is empty: every machine runs it as one without a
+        GPU would, so a GPU machine expects the same code.
     check [with KEY=VALUE, ...] [(NOTE)]
         needs a GPU, a build, the network or root, or takes longer: not run.
   Every command, run or check, has the names it uses checked: the scripts and files it names
@@ -36,9 +36,11 @@ The manifest (tests/cpu/doc_commands.txt) lists each page's commands under [PAGE
   add_executable/add_library/add_custom_target or normlab_add_chapter in the CMake files, a
   build/PRESET/... path names a configure preset's binary folder, a source folder and a target,
   its ctest labels are set in the CMake files (chNN/exNN: the chapters and exercises of
-  course.json), its -DVAR is CMake's or the project's, and each --option is found in the usage
-  or option parsing of the script or program it is given to. A program the checker does not
-  know is a failure: teach it in EXTERNAL_PROGRAMS or check_simple().
+  course.json), its -DVAR is CMake's or the project's, each --option is found in the usage or
+  option parsing of the script or program it is given to (a script that runs the normlab
+  program: in either), and the words that are names are found (normlab's and a Python script's
+  subcommand, scripts/test's workflow preset, scripts/grade's exercise numbers). A program the
+  checker does not know is a failure: teach it in EXTERNAL_PROGRAMS or Checker.simple.
 
 Placeholders: a word of capitals such as DIR, NN, FILE, OUT, and <...> such as
 <this repository>. "with KEY=VALUE" substitutes them (whole words; VALUE {clone} is the path of
@@ -55,7 +57,9 @@ name missing; each failure names the page, the command and what to do.
   doc_commands.py --print-manifest  the manifest as the pages now ask it, treatments kept
   doc_commands.py --diff            how the committed manifest differs from that (exit 1 if it does)
   doc_commands.py --write-manifest  write it; new commands come as "check (new)": decide each
-  doc_commands.py --self-test       every kind of failure provoked on copies (CTest doc_commands_self_test)
+  doc_commands.py --self-test       the extraction rule on a page of every form, then every kind
+                                    of failure provoked (CTest doc_commands_self_test)
+  --pages-root DIR                  the pages and the manifest from DIR (a copy to try edits on)
 """
 import argparse
 import difflib
@@ -346,7 +350,8 @@ class Repository:
         with open(os.path.join(root, "course.json"), encoding="utf-8") as f:
             course = json.load(f)
         self.labels |= {f"ch{int(c['number']):02d}" for c in course.get("chapters", [])}
-        self.labels |= {f"ex{int(e['number']):02d}" for e in course.get("exercises", [])}
+        self.exercises = {f"{int(e['number']):02d}" for e in course.get("exercises", [])}
+        self.labels |= {f"ex{number}" for number in self.exercises}
         minimum = re.search(r"cmake_minimum_required\(VERSION ([0-9.]+)", self.cmake_text)
         self.cmake_minimum = minimum.group(1) if minimum else None
 
@@ -480,6 +485,26 @@ class Checker:
             text += self.program_text("tools/normlab")
         self.options(path, text, args)
         self.positional_paths(args)
+        words, previous = [], ""
+        for arg in args:
+            if not arg.startswith("-") and previous not in VALUED_OPTIONS:
+                words.append(arg)
+            previous = arg
+        self.script_words(found, text, words)
+
+    def script_words(self, path, text, words):
+        """The positional words of the scripts whose words are the repository's names:
+        scripts/test's workflow preset, scripts/grade's exercises, a Python script's command."""
+        words = [w for w in words if not is_placeholder(w)]
+        if path == "scripts/test" and words:
+            self.preset("workflow", words[0])
+        elif path == "scripts/grade":
+            for word in words:
+                number = f"{int(word):02d}" if word.isdigit() else word
+                if word != "all" and number not in self.repo.exercises:
+                    self.fail(f"scripts/grade {word}: no exercise {word} in course.json")
+        elif path.endswith(".py") and words and f'"{words[0]}"' not in text:
+            self.fail(f"{path} has no subcommand {words[0]}")
 
     def program_text(self, folder):
         return self.repo.sources(folder) + self.repo.sources("common/src")
@@ -616,6 +641,10 @@ class Checker:
                 simple = []
             else:
                 simple.append(word)
+
+
+# Options of those scripts whose next word is their value, not a positional word.
+VALUED_OPTIONS = {"--junit", "--json"}
 
 
 def quoted_options(text):
@@ -836,7 +865,8 @@ def self_test(root):
             "check: ctest --preset default -L ch04", "check: bash tests/cpu/grade_reset.sh",
             "check: build/default/chapters/NN-*/chNN_* --rows 8",
             "check: normlab explain --op rmsnorm", "check: scripts/tour --rows 8",
-            "check: export PYTHONPATH=$PWD/python",
+            "check: export PYTHONPATH=$PWD/python", "check: scripts/test gpu",
+            "check: scripts/grade all --json out.json", "check: python3 scripts/course.py check",
             "check with DIR=copy: scripts/student-copy DIR --no-build"], None)
         case("a page shows a command the manifest lacks", [], "does not list",
              page_lines=["scripts/grade --list"])
@@ -865,6 +895,12 @@ def self_test(root):
              "scripts/tour does not accept --no-such")
         case("a missing program option", ["check: normlab explain --no-such-option"],
              "normlab does not accept --no-such-option")
+        case("a missing workflow preset of scripts/test", ["check: scripts/test tour"],
+             "no workflow preset tour")
+        case("a missing exercise", ["check: scripts/grade --reset 99"],
+             "no exercise 99 in course.json")
+        case("a missing subcommand of a Python script", ["check: scripts/course.py no-such"],
+             "scripts/course.py has no subcommand no-such")
         case("a missing label", ["check: ctest --preset default -L no-such-label"],
              "no test has the label no-such-label")
         case("a missing subcommand", ["check: normlab no-such-command"],
