@@ -14,8 +14,9 @@ Which text is a command
   language (python, cmake) are not shell. In a command, a word that starts with "#" outside
   quotes starts a comment, which is not part of the command; a leading "!" (a notebook cell's
   shell escape) is removed; a line that ends in "\\" continues on the next one. A span that
-  starts with an option (`--help`) is not a command: it names an option of a command nearby;
-  nor is a span that is one command word alone (`apt-get`, `nvidia-smi`): it names a program.
+  is one command word alone (`apt-get`, `nvidia-smi`) is not a command: it names a program.
+  Nor is a span that starts with an option (`--help`): it names an option of the command span
+  before it in the paragraph, and is checked as that command's (not listed in the manifest).
   Each page's commands are counted once each, in the order the page first shows them.
 
 The manifest (tests/cpu/doc_commands.txt) lists each page's commands under [PAGE], one a line:
@@ -158,8 +159,9 @@ def block_commands(lines, language):
     return found
 
 
-def span_commands(paragraph):
-    """(line, command) for the inline code spans of a paragraph, given as (number, text) lines."""
+def span_commands(paragraph, options=None):
+    """(line, command) for the inline code spans of a paragraph, given as (number, text) lines;
+    a span that starts with an option goes to `options` as (line, command before it, span)."""
     text = ""
     starts = []  # (offset, line number)
     for number, line in paragraph:
@@ -174,10 +176,12 @@ def span_commands(paragraph):
         if content.startswith("!"):
             content = content[1:]
         command = strip_comment(content)
+        number = [n for offset, n in starts if offset <= match.start()][-1]
+        if command.startswith("-") and found and options is not None:
+            options.append((number, found[-1][1], command))
         if command in COMMAND_WORDS:  # a program's name alone (`apt-get`): not a command
             continue
         if command and starts_with_command_word(command):
-            number = [n for offset, n in starts if offset <= match.start()][-1]
             found.append((number, command))
     return found
 
@@ -186,8 +190,9 @@ FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 
 
-def extract(text):
-    """Every command of a Markdown page, in order, each once: [(line, command)]."""
+def extract(text, options=None):
+    """Every command of a Markdown page, in order, each once: [(line, command)]. The option
+    spans go to `options` (span_commands)."""
     found = []
     lines = text.split("\n")
     paragraph = []
@@ -197,7 +202,7 @@ def extract(text):
     previous_blank = True
 
     def flush():
-        found.extend(span_commands(paragraph))
+        found.extend(span_commands(paragraph, options))
         paragraph.clear()
 
     for number, line in enumerate(lines, 1):
@@ -613,6 +618,8 @@ class Checker:
             elif len(parts) > 3:
                 folders = self.repo.glob("/".join(parts[2:-1]))
                 text = "".join(self.program_text(f) for f in folders)
+                if "benchmark::Initialize" in text:  # Google Benchmark's own options
+                    args = [a for a in args if not a.startswith("--benchmark_")]
                 self.options(program, quoted_options(text), args)
         elif program in EXTERNAL_PROGRAMS:
             return
@@ -645,6 +652,12 @@ class Checker:
 
 # Options of those scripts whose next word is their value, not a positional word.
 VALUED_OPTIONS = {"--junit", "--json"}
+
+
+def program_of(command):
+    """The program a command's last simple command runs, with its subcommand for normlab."""
+    words = re.split(r"&&|\|\||;|\|", command)[-1].split()
+    return " ".join(words[:2] if words[0] == "normlab" else words[:1])
 
 
 def quoted_options(text):
@@ -729,11 +742,18 @@ def test(root, pages_root, manifest_path, run=True, only=None, timeout=RUN_TIMEO
     repo = Repository(root)
     entries, problems = read_manifest(manifest_path)
     todo = f"(python3 {MANIFEST[:-3]}py --diff shows the difference, --write-manifest writes it)"
-    runs = checks = 0
+    runs = checks = option_spans = 0
     clone = None
     for page in PAGES:
+        options = []
         with open(os.path.join(pages_root, page), encoding="utf-8") as f:
-            shown = extract(f.read())
+            shown = extract(f.read(), options)
+        option_spans += len(options)
+        for line, command, option in options:
+            checker = Checker(repo)
+            checker.command(f"{program_of(command)} {option}")
+            problems += [f"{page}:{line} shows `{option}` as an option of `{command}`: {p}; fix "
+                         f"the page or the program" for p in checker.problems]
         listed = {e.command: e for e in entries.get(page, [])}
         for line, command in shown:
             if command not in listed:
@@ -770,7 +790,8 @@ def test(root, pages_root, manifest_path, run=True, only=None, timeout=RUN_TIMEO
             problems.append(f"{MANIFEST}: [{page}] is not one of the pages tested "
                             f"({', '.join(PAGES)})")
     if not quiet:
-        print(f"doc_commands: {checks} commands of {len(PAGES)} pages checked, {runs} run")
+        print(f"doc_commands: {checks} commands of {len(PAGES)} pages checked, {runs} of them "
+              f"run; {option_spans} option spans checked")
     return problems
 
 
@@ -834,17 +855,21 @@ def self_test(root):
     else:
         print(f"self-test: extraction: the {len(got)} commands of every form, and nothing else")
     with tempfile.TemporaryDirectory(prefix="doc_commands_self_test.") as folder:
-        def case(name, lines, expect, page_lines=None, **kwargs):
+        def case(name, lines, expect, page_lines=None, prose=None, **kwargs):
             """Manifest lines under [CONTRIBUTING.md]; that page shows page_lines (default: the
-            commands of lines) in a sh block, the other pages nothing."""
+            commands of lines) in a sh block, or the paragraph `prose`; the other pages
+            nothing."""
             commands = page_lines if page_lines is not None else [
                 ENTRY.match(line).group("command") for line in lines]
+            if prose:
+                commands = []
             for page in PAGES + (MANIFEST,):
                 os.makedirs(os.path.dirname(os.path.join(folder, page)) or folder, exist_ok=True)
                 with open(os.path.join(folder, page), "w", encoding="utf-8") as f:
                     f.write("# A page\n")
             with open(os.path.join(folder, "CONTRIBUTING.md"), "a", encoding="utf-8") as f:
                 f.write("\n```sh\n" + "".join(c + "\n" for c in commands) + "```\n")
+                f.write(f"\n{prose}\n" if prose else "")
             manifest = os.path.join(folder, MANIFEST)
             with open(manifest, "w", encoding="utf-8") as f:
                 f.write("[CONTRIBUTING.md]\n" + "".join(line + "\n" for line in lines))
@@ -901,6 +926,9 @@ def self_test(root):
              "no exercise 99 in course.json")
         case("a missing subcommand of a Python script", ["check: scripts/course.py no-such"],
              "scripts/course.py has no subcommand no-such")
+        case("an option span the command before it does not take", [
+            "check: scripts/grade NN"], "shows `--no-such` as an option of `scripts/grade NN`",
+             page_lines=None, prose="`scripts/grade NN` (or `--json FILE`, `--no-such`)")
         case("a missing label", ["check: ctest --preset default -L no-such-label"],
              "no test has the label no-such-label")
         case("a missing subcommand", ["check: normlab no-such-command"],
