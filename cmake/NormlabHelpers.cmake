@@ -45,6 +45,13 @@ function(normlab_add_chapter)
   if(NOT CH_APART)
     set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_LIBRARIES ${lib})
   endif()
+  # The library alone builds what normlab::normlab links: no chapter program, no chapter apart.
+  if(NORMLAB_LIBRARY_ONLY)
+    set_target_properties(${program} PROPERTIES EXCLUDE_FROM_ALL ON)
+    if(CH_APART)
+      set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL ON)
+    endif()
+  endif()
   set_property(GLOBAL APPEND PROPERTY NORMLAB_CHAPTER_PROGRAMS ${program})
 endfunction()
 

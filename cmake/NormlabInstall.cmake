@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # `cmake --install` of normlab as a package: the public header and the headers it includes,
-# the static libraries behind normlab::normlab, the normlab program, and a config that
-# find_package(normlab CONFIG) reads. tests/consumer/ builds a project of its own against it.
+# the static libraries behind normlab::normlab, the normlab program (where configured), and a
+# config that find_package(normlab CONFIG) reads. python/CMakeLists.txt installs
+# libnormlab_capi.so (component python). tests/consumer/ builds a project of its own against it.
 include(CMakePackageConfigHelpers)
 
 set(NORMLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/normlab)
@@ -19,7 +20,9 @@ get_property(normlab_chapter_libraries GLOBAL PROPERTY NORMLAB_CHAPTER_LIBRARIES
 install(TARGETS normlab_api normlab_kernels ${normlab_chapter_libraries} normlab_common
         EXPORT normlabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS normlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET normlab)  # not configured with NORMLAB_LIBRARY_ONLY
+  install(TARGETS normlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(EXPORT normlabTargets NAMESPACE normlab:: DESTINATION ${NORMLAB_INSTALL_CMAKEDIR})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/normlabConfig.cmake.in
