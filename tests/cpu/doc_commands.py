@@ -10,7 +10,7 @@ Which text is a command
   - An inline `code` span (a span broken over two lines is joined with a space, as Markdown
     shows it) when it starts with a command word.
   A command word is one of COMMAND_WORDS (cmake, ctest, pip, python3, normlab, bash, git, ...)
-  or a path to run: scripts/NAME, build/NAME, .ci/NAME or ./NAME. Fenced blocks of another
+  or a path to run: scripts/NAME, build/NAME, .ci/NAME or ./NAME, after any VAR=value. Fenced blocks of another
   language (python, cmake) are not shell. In a command, a word that starts with "#" outside
   quotes starts a comment, which is not part of the command; a leading "!" (a notebook cell's
   shell escape) is removed; a line that ends in "\\" continues on the next one. A span that
@@ -84,6 +84,7 @@ SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
 COMMAND_WORDS = {"bash", "sh", "cmake", "ctest", "pip", "pip3", "python", "python3", "normlab",
                  "git", "cd", "export", "sudo", "apt-get", "ninja", "nvidia-smi"}
 COMMAND_PATH = re.compile(r"(?:scripts|build|\.ci|\.)/[\w.*-]")
+ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=\S*")  # VAR=value before a command
 # Programs whose arguments are not the repository's to check.
 EXTERNAL_PROGRAMS = {"git", "cd", "pip", "pip3", "sudo", "apt-get", "nvidia-smi"}
 
@@ -124,8 +125,10 @@ def strip_comment(line):
 
 
 def starts_with_command_word(text):
-    word = text.split(None, 1)[0] if text.split() else ""
-    return word in COMMAND_WORDS or bool(COMMAND_PATH.match(word))
+    words = text.split()
+    while words and ASSIGNMENT.fullmatch(words[0]):
+        words.pop(0)
+    return bool(words) and (words[0] in COMMAND_WORDS or bool(COMMAND_PATH.match(words[0])))
 
 
 def block_commands(lines, language):
@@ -357,6 +360,12 @@ class Repository:
         self.labels |= {f"ch{int(c['number']):02d}" for c in course.get("chapters", [])}
         self.exercises = {f"{int(e['number']):02d}" for e in course.get("exercises", [])}
         self.labels |= {f"ex{number}" for number in self.exercises}
+        # Build folders: the configure presets' and the one scikit-build-core builds in.
+        self.build_dirs = {self.binary_dir(p) for p in self.presets["configure"]} - {None}
+        pyproject = os.path.join(root, "pyproject.toml")
+        if os.path.exists(pyproject):
+            with open(pyproject, encoding="utf-8") as f:
+                self.build_dirs |= set(re.findall(r'^build-dir\s*=\s*"([^"]+)"', f.read(), re.M))
         minimum = re.search(r"cmake_minimum_required\(VERSION ([0-9.]+)", self.cmake_text)
         self.cmake_minimum = minimum.group(1) if minimum else None
 
@@ -435,11 +444,10 @@ class Checker:
         parts = path.rstrip("/").split("/")
         if len(parts) < 2:
             return
-        preset = parts[1]
-        dirs = [self.repo.binary_dir(p) for p in self.repo.presets["configure"]]
-        if "/".join(parts[:2]) not in dirs and not is_placeholder(preset):
-            self.fail(f"{'/'.join(parts[:2])} is no configure preset's binary folder "
-                      f"(CMakePresets.json has {', '.join(sorted(filter(None, dirs)))})")
+        if "/".join(parts[:2]) not in self.repo.build_dirs and not is_placeholder(parts[1]):
+            self.fail(f"{'/'.join(parts[:2])} is no configure preset's binary folder nor "
+                      f"pyproject.toml's build-dir (they are "
+                      f"{', '.join(sorted(self.repo.build_dirs))})")
         rest = parts[2:]
         if len(rest) > 1 and not self.repo.glob(rest[0]):
             self.fail(f"{path}: the build folder {rest[0]} has no source folder {rest[0]}/")
@@ -577,15 +585,26 @@ class Checker:
             i += 1
 
     def pip(self, args):
-        for arg in args:
+        """pip install/wheel: a project folder it names has a pyproject.toml; the CMake it
+        installs is the version CMakeLists.txt needs."""
+        previous = ""
+        for arg in args[1:]:
+            if arg.startswith("-") or previous in PIP_VALUED_OPTIONS:
+                previous = arg
+                continue
+            previous = arg
             wanted = re.fullmatch(r"cmake>=([0-9.]+)", arg)
             if wanted and self.repo.cmake_minimum and wanted.group(1) != self.repo.cmake_minimum:
                 self.fail(f"pip installs {arg}, but CMakeLists.txt needs CMake "
                           f"{self.repo.cmake_minimum}")
+            elif (arg == "." or "/" in arg) and not is_placeholder(arg):
+                project = arg[len("$PWD/"):] if arg.startswith("$PWD/") else arg
+                if not os.path.exists(os.path.join(self.repo.root, project, "pyproject.toml")):
+                    self.fail(f"pip {args[0]} {arg}: no pyproject.toml in {arg}")
 
     def simple(self, words):
         """The names one simple command (no && | ;) uses."""
-        while words and re.fullmatch(r"[A-Za-z_]\w*=.*", words[0]):
+        while words and ASSIGNMENT.fullmatch(words[0]):
             self.assignment(words.pop(0))
         if not words:
             return
@@ -650,6 +669,10 @@ class Checker:
                 simple.append(word)
 
 
+# pip's options whose next word is their value.
+PIP_VALUED_OPTIONS = {"-C", "--config-settings", "-w", "--wheel-dir", "-f", "--find-links", "-r",
+                      "--requirement", "-c", "--constraint", "-t", "--target", "--prefix",
+                      "--root", "-i", "--index-url"}
 # Options of those scripts whose next word is their value, not a positional word.
 VALUED_OPTIONS = {"--junit", "--json"}
 
@@ -805,7 +828,8 @@ EXTRACTION_PAGE = """\
 # A page
 
 Run `scripts/tour --rows 8` (or `--help`), then `cmake --workflow
---preset default`; `apt-get` installs; `common/` is a folder; `normlab::run` is C++.
+--preset default`; `apt-get` installs; `common/` is a folder; `normlab::run` is C++;
+`CUDAARCHS=90 pip install -v .` for one GPU.
 
 ```sh
 scripts/test gpu   # a comment
@@ -838,7 +862,8 @@ scripts/grade --list
        // TODO(exNN) begin
        bash .ci/run
 """
-EXTRACTED = ["scripts/tour --rows 8", "cmake --workflow --preset default", "scripts/test gpu",
+EXTRACTED = ["scripts/tour --rows 8", "cmake --workflow --preset default",
+             "CUDAARCHS=90 pip install -v .", "scripts/test gpu",
              "cmake --build --preset default --target book",
              "git clone <this repository> normlab", "echo '# not a comment'",
              "ctest --preset default -L ch04", "scripts/grade --list", "scripts/grade 04",
@@ -892,6 +917,7 @@ def self_test(root):
             "check: normlab explain --op rmsnorm", "check: scripts/tour --rows 8",
             "check: export PYTHONPATH=$PWD/python", "check: scripts/test gpu",
             "check: scripts/grade all --json out.json", "check: python3 scripts/course.py check",
+            "check: CUDAARCHS=90 pip install -v -C cmake.define.X=1 . 'cmake>=3.25'",
             "check with DIR=copy: scripts/student-copy DIR --no-build"], None)
         case("a page shows a command the manifest lacks", [], "does not list",
              page_lines=["scripts/grade --list"])
@@ -929,6 +955,8 @@ def self_test(root):
         case("an option span the command before it does not take", [
             "check: scripts/grade NN"], "shows `--no-such` as an option of `scripts/grade NN`",
              page_lines=None, prose="`scripts/grade NN` (or `--json FILE`, `--no-such`)")
+        case("a pip project without pyproject.toml", ["check: pip install -v -C a=b ./python"],
+             "pip install ./python: no pyproject.toml in ./python")
         case("a missing label", ["check: ctest --preset default -L no-such-label"],
              "no test has the label no-such-label")
         case("a missing subcommand", ["check: normlab no-such-command"],
