@@ -10,12 +10,12 @@ Which text is a command
   - An inline `code` span (a span broken over two lines is joined with a space, as Markdown
     shows it) when it starts with a command word.
   A command word is one of COMMAND_WORDS (cmake, ctest, pip, python3, normlab, bash, git, ...)
-  or a path to run: scripts/NAME, build/NAME, .ci/NAME or ./NAME, after any VAR=value. Fenced blocks of another
-  language (python, cmake) are not shell. In a command, a word that starts with "#" outside
-  quotes starts a comment, which is not part of the command; a leading "!" (a notebook cell's
-  shell escape) is removed; a line that ends in "\\" continues on the next one. A span that
-  is one command word alone (`apt-get`, `nvidia-smi`) is not a command: it names a program.
-  Nor is a span that starts with an option (`--help`): it names an option of the command span
+  or a path to run: scripts/NAME, build/NAME, .ci/NAME or ./NAME, after any VAR=value.
+  Fenced blocks of another language (python, cmake) are not shell. In a command, a word that
+  starts with "#" outside quotes starts a comment, which is not part of the command; a leading
+  "!" (a notebook cell's shell escape) is removed; a line that ends in "\\" continues on the
+  next one. A span that is one command word alone (`apt-get`, `nvidia-smi`) is not a command:
+  it names a program. Nor is a span that starts with an option (`--help`): it names an option of the command span
   before it in the paragraph, and is checked as that command's (not listed in the manifest).
   Each page's commands are counted once each, in the order the page first shows them.
 
