@@ -15,8 +15,9 @@ Which text is a command
   starts with "#" outside quotes starts a comment, which is not part of the command; a leading
   "!" (a notebook cell's shell escape) is removed; a line that ends in "\\" continues on the
   next one. A span that is one command word alone (`apt-get`, `nvidia-smi`) is not a command:
-  it names a program. Nor is a span that starts with an option (`--help`): it names an option of the command span
-  before it in the paragraph, and is checked as that command's (not listed in the manifest).
+  it names a program. Nor is a span that starts with an option (`--help`): it names an option
+  of the command span before it in the paragraph, and is checked as that command's (not listed
+  in the manifest).
   Each page's commands are counted once each, in the order the page first shows them.
 
 The manifest (tests/cpu/doc_commands.txt) lists each page's commands under [PAGE], one a line:
