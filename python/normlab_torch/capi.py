@@ -12,10 +12,12 @@ import sys
 import threading
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parent
+REPO = PACKAGE.parents[1]
 LIBRARY_NAME = "libnormlab_capi.so"
-# Where the library is looked for when NORMLAB_CAPI is not set: the presets' build directories.
-BUILD_DIRECTORIES = ("build/gpu/python", "build/default/python")
+# Where the library is looked for in a repository checkout when NORMLAB_CAPI is not set: the
+# presets' build directories.
+BUILD_DIRECTORIES = ("build/gpu/python", "build/default/python", "build/library/python")
 ABI_VERSION = 1  # NORMLAB_CAPI_ABI_VERSION of normlab_capi.h
 
 # enum normlab_op, enum normlab_dtype, enum normlab_status (normlab_capi.h).
@@ -49,11 +51,15 @@ class NormlabCall(ctypes.Structure):
 
 
 def candidate_paths():
-    """Where the library is looked for, in order: $NORMLAB_CAPI alone when set, else the
-    presets' build directories of this repository."""
+    """Where the library is looked for, in order: inside this package (where pip installs it),
+    then $NORMLAB_CAPI when set, else the presets' build directories when this package is the
+    repository's python/normlab_torch."""
+    candidates = [PACKAGE / LIBRARY_NAME]
     if os.environ.get("NORMLAB_CAPI"):
-        return [Path(os.environ["NORMLAB_CAPI"])]
-    return [REPO / directory / LIBRARY_NAME for directory in BUILD_DIRECTORIES]
+        return candidates + [Path(os.environ["NORMLAB_CAPI"])]
+    if PACKAGE == REPO / "python" / "normlab_torch":
+        candidates += [REPO / directory / LIBRARY_NAME for directory in BUILD_DIRECTORIES]
+    return candidates
 
 
 def error_for(status, message):
@@ -147,8 +153,9 @@ def load():
     raise ImportError(
         f"normlab_torch: {LIBRARY_NAME} not found (looked in: "
         + ", ".join(str(p) for p in candidates)
-        + "). Build it (cmake --preset gpu && cmake --build --preset gpu --target normlab_capi)"
-          " or set NORMLAB_CAPI to its path.")
+        + "). Install the package with it (pip install -v . at normlab's root), build it (cmake "
+          "--preset gpu && cmake --build --preset gpu --target normlab_capi) or set NORMLAB_CAPI"
+          " to its path.")
 
 
 def self_test(path):
