@@ -5,6 +5,7 @@
 /// the same decision for a harness Case.
 #pragma once
 
+#include <memory>
 #include <span>
 
 #include "choose.hpp"
@@ -48,6 +49,13 @@ std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape);
 
 /// plan(call, compute_capability) over @p kernels instead of the registry.
 Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels);
+
+/// normlab::plan(@p call) on the current device: validated on every call, planned once per
+/// layout (plan_cache.hpp's PlanKey) and then kept; the same object for every call like it.
+std::shared_ptr<const Plan> planned(const NormCall& call);
+/// planned() for a launch: between the checks and the plan, a std::runtime_error saying so when
+/// no usable GPU or driver is present.
+std::shared_ptr<const Plan> planned_for_launch(const NormCall& call);
 
 /// The plan for the case @p c over the registry (normlab check and explain).
 Plan plan(const Case& c, int compute_capability);

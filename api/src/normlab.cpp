@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// normlab.hpp: plan() over the registry, run() = plan() + the chosen kernel's launch.
+// normlab.hpp: plan() over the registry, run() = plan() + the chosen kernel's launch. A call on
+// the current device is planned once per layout: later calls like it take the kept plan.
 #include "normlab/normlab.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "dispatcher.hpp"
 #include "normlab/check.hpp"
+#include "plan_cache.hpp"
 #include "registry.hpp"
 
 namespace normlab {
@@ -15,6 +18,44 @@ namespace normlab {
 namespace {
 
 constexpr std::size_t kScratchAlignment = 256;
+// Plans kept: a model's norms come in a handful of layouts, a serving process's shapes in a few
+// hundred batch sizes.
+constexpr std::size_t kPlansKept = 512;
+
+dispatch::PlanCache& kept_plans() {
+  static dispatch::PlanCache plans(kPlansKept);
+  return plans;
+}
+
+// The current device's ordinal, or -1 where the runtime has none (plan() needs no GPU).
+int current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();  // clears the error, so that the next launch's check does not see it
+    return -1;
+  }
+  return device;
+}
+
+// Refuses a launch where no GPU can run it, saying so, once per process: without a driver or a
+// device the first launch would fail with a message about the launch, not the machine.
+void require_gpu() {
+  static const std::string missing = [] {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status == cudaSuccess && count > 0) return std::string();
+    cudaGetLastError();
+    return std::string("normlab::run: no usable CUDA GPU (") +
+           (status == cudaSuccess ? "the driver sees none" : cudaGetErrorString(status)) + ")";
+  }();
+  if (!missing.empty()) throw std::runtime_error(missing);
+}
+
+std::shared_ptr<const Plan> kept_plan(const NormCall& call) {
+  return kept_plans().find_or_plan(call, current_device(), [](const NormCall& c) {
+    return dispatch::plan(c, 0, kernel_registry());
+  });
+}
 
 void check_scratch(const NormCall& call, const Plan& plan) {
   if (plan.scratch_bytes == 0) return;
@@ -29,23 +70,40 @@ void check_scratch(const NormCall& call, const Plan& plan) {
 
 }  // namespace
 
+namespace dispatch {
+
+std::shared_ptr<const Plan> planned(const NormCall& call) {
+  validate(call);  // every call: the checks read the pointers, which the key leaves out
+  return kept_plan(call);
+}
+
+std::shared_ptr<const Plan> planned_for_launch(const NormCall& call) {
+  validate(call);
+  require_gpu();  // before planning, which may ask the GPU (a scratch sized by its SMs)
+  return kept_plan(call);
+}
+
+}  // namespace dispatch
+
 Plan plan(const NormCall& call) {
-  return plan(call, 0);  // compute capability 0: the current device's, asked when it matters
+  return *dispatch::planned(call);
 }
 
 Plan plan(const NormCall& call, int compute_capability) {
   check_argument(compute_capability >= 0, "normlab::plan", "compute_capability",
                  "must be >= 0 (90 for sm_90; 0 for the current device)");
+  if (compute_capability == 0) return plan(call);
   return dispatch::plan(call, compute_capability, kernel_registry());
 }
 
 void run(const NormCall& call, cudaStream_t stream) {
-  run(call, plan(call), stream);
+  run(call, *dispatch::planned_for_launch(call), stream);
 }
 
 void run(const NormCall& call, const Plan& chosen, cudaStream_t stream) {
   check_argument(chosen.kernel != nullptr, "normlab::run", "planned", "holds no kernel");
   check_scratch(call, chosen);
+  require_gpu();
   chosen.kernel->launch(call, stream);
   if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) {
     throw std::runtime_error("normlab::run: " + chosen.kernel->name + " failed to launch: " +

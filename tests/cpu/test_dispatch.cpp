@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // The dispatcher without a GPU: each rule of its table on both sides of its boundary, the
 // fallback when a rule's kernel refuses, malformed calls refused by the argument's name, and a
-// Case planned as the NormCall the Workspace makes of it. Calls hold stand-in addresses: plan()
-// reads them, never dereferences them.
+// Case planned as the NormCall the Workspace makes of it; the kept plans' key and cache. Calls hold
+// stand-in addresses: plan() reads them, never dereferences them.
 #include "normlab_catch.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "dispatcher.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/op_tensors.hpp"
+#include "plan_cache.hpp"
 #include "registry.hpp"
 
 namespace {
@@ -451,4 +455,193 @@ TEST_CASE("a Case is planned as the NormCall the Workspace makes of it", "[dispa
     }
   }
   CHECK(compared == (4 * 5 + 2 * 4) * 2 * 3 * 3 * 2);
+}
+
+namespace {
+
+// @p call with every address moved by @p bytes.
+NormCall moved(NormCall call, std::int64_t bytes) {
+  for (const normlab::TensorSpec& spec : normlab::tensors_of(call.op)) {
+    const normlab::TensorField field = normlab::field_of(call, spec.tensor);
+    if (field.data == nullptr) continue;
+    normlab::bind(call, spec.tensor, static_cast<char*>(const_cast<void*>(field.data)) + bytes,
+                  field.stride);
+  }
+  return call;
+}
+
+using Change = std::pair<const char*, std::function<void(NormCall&, int&)>>;
+
+// Every change in @p changes gives @p base another key; moving every tensor by a multiple of 256
+// bytes does not.
+void require_keyed(const NormCall& base, const std::vector<Change>& changes) {
+  const dispatch::PlanKey key(base, 0);
+  CHECK(dispatch::PlanKey(moved(base, 256 * 4096), 0) == key);
+  for (const auto& [what, change] : changes) {
+    NormCall call = base;
+    int device = 0;
+    change(call, device);
+    INFO("changed: " << what);
+    CHECK_FALSE(dispatch::PlanKey(call, device) == key);
+  }
+}
+
+// Moves the tensor @p tensor of @p call by @p bytes.
+void shift(NormCall& call, Tensor tensor, std::int64_t bytes) {
+  const normlab::TensorField field = normlab::field_of(call, tensor);
+  normlab::bind(call, tensor, static_cast<char*>(const_cast<void*>(field.data)) + bytes,
+                field.stride);
+}
+
+// Sets the stride of @p tensor of @p call to @p stride.
+void restride(NormCall& call, Tensor tensor, std::int64_t stride) {
+  normlab::bind(call, tensor, const_cast<void*>(normlab::field_of(call, tensor).data), stride);
+}
+
+}  // namespace
+
+TEST_CASE("a plan's key holds everything the plan is made from", "[plan_cache]") {
+  // Each change below can change the plan or its validity; a key that left one out would hand a
+  // call another layout's plan.
+  const NormCall forward = full_call(Op::add_layernorm, 64, 4096);
+  require_keyed(
+      forward,
+      {{"op", [](NormCall& c, int&) { c.op = Op::add_rmsnorm; }},
+       {"dtype", [](NormCall& c, int&) { c.dtype = DType::f16; }},
+       {"weight_dtype", [](NormCall& c, int&) { c.weight_dtype = DType::f32; }},
+       {"weight_plus_one", [](NormCall& c, int&) { c.weight_plus_one = true; }},
+       {"rows", [](NormCall& c, int&) { c.rows = 65; }},
+       {"cols", [](NormCall& c, int&) { c.cols = 4088; }},
+       {"eps", [](NormCall& c, int&) { c.eps = 1e-6f; }},
+       {"device", [](NormCall&, int& device) { device = 1; }},
+       {"x_stride", [](NormCall& c, int&) { restride(c, Tensor::x, 4104); }},
+       {"residual_stride", [](NormCall& c, int&) { restride(c, Tensor::residual, 4104); }},
+       {"y_stride", [](NormCall& c, int&) { restride(c, Tensor::y, 4104); }},
+       {"residual_out_stride", [](NormCall& c, int&) { restride(c, Tensor::residual_out, 4104); }},
+       {"x's alignment", [](NormCall& c, int&) { shift(c, Tensor::x, 2); }},
+       {"x's alignment past 16 bytes", [](NormCall& c, int&) { shift(c, Tensor::x, 32); }},
+       {"residual's alignment", [](NormCall& c, int&) { shift(c, Tensor::residual, 8); }},
+       {"y's alignment", [](NormCall& c, int&) { shift(c, Tensor::y, 128); }},
+       {"residual_out's alignment", [](NormCall& c, int&) { shift(c, Tensor::residual_out, 4); }},
+       {"weight's alignment", [](NormCall& c, int&) { shift(c, Tensor::weight, 2); }},
+       {"bias's alignment", [](NormCall& c, int&) { shift(c, Tensor::bias, 64); }},
+       {"mean's alignment", [](NormCall& c, int&) { shift(c, Tensor::mean, 4); }},
+       {"rstd's alignment", [](NormCall& c, int&) { shift(c, Tensor::rstd, 4); }},
+       {"no weight", [](NormCall& c, int&) { c.weight = nullptr; }},
+       {"no bias", [](NormCall& c, int&) { c.bias = nullptr; }},
+       {"no mean", [](NormCall& c, int&) { c.mean = nullptr; }},
+       {"no rstd", [](NormCall& c, int&) { c.rstd = nullptr; }},
+       {"y over x", [](NormCall& c, int&) { c.y = const_cast<void*>(c.x); }},
+       {"residual_out over residual",
+        [](NormCall& c, int&) { c.residual_out = const_cast<void*>(c.residual); }}});
+
+  const NormCall backward = full_call(Op::layernorm_backward, 64, 4096);
+  require_keyed(
+      backward,
+      {{"dy_stride", [](NormCall& c, int&) { restride(c, Tensor::dy, 4104); }},
+       {"dresidual_stride", [](NormCall& c, int&) { restride(c, Tensor::dresidual, 4104); }},
+       {"dx_stride", [](NormCall& c, int&) { restride(c, Tensor::dx, 4104); }},
+       {"dy's alignment", [](NormCall& c, int&) { shift(c, Tensor::dy, 2); }},
+       {"dresidual's alignment", [](NormCall& c, int&) { shift(c, Tensor::dresidual, 2); }},
+       {"dx's alignment", [](NormCall& c, int&) { shift(c, Tensor::dx, 2); }},
+       {"dweight's alignment", [](NormCall& c, int&) { shift(c, Tensor::dweight, 2); }},
+       {"dbias's alignment", [](NormCall& c, int&) { shift(c, Tensor::dbias, 2); }},
+       {"saved_mean's alignment", [](NormCall& c, int&) { shift(c, Tensor::saved_mean, 4); }},
+       {"saved_rstd's alignment", [](NormCall& c, int&) { shift(c, Tensor::saved_rstd, 4); }},
+       {"no dresidual", [](NormCall& c, int&) { c.dresidual = nullptr; }},
+       {"no dweight", [](NormCall& c, int&) { c.dweight = nullptr; }},
+       {"no dbias", [](NormCall& c, int&) { c.dbias = nullptr; }},
+       {"dx over dy", [](NormCall& c, int&) { c.dx = const_cast<void*>(c.dy); }}});
+}
+
+TEST_CASE("the cache plans a layout once, again after any change, and drops the oldest",
+          "[plan_cache]") {
+  int planned = 0;
+  const dispatch::PlanCache::Planner count = [&](const NormCall&) {
+    ++planned;
+    return normlab::Plan{.why = std::to_string(planned)};
+  };
+  dispatch::PlanCache cache(2);
+  const NormCall a = full_call(Op::rmsnorm, 8, 4096);
+  const auto first = cache.find_or_plan(a, 0, count);
+  CHECK(cache.find_or_plan(moved(a, 1 << 20), 0, count) == first);  // new tensors, same layout
+  CHECK(planned == 1);
+
+  NormCall b = a;
+  restride(b, Tensor::x, 4160);
+  CHECK(cache.find_or_plan(b, 0, count)->why == "2");
+  CHECK(cache.find_or_plan(a, 0, count) == first);  // a is now the most recent, b the oldest
+  NormCall c = a;
+  c.eps = 1e-6f;
+  CHECK(cache.find_or_plan(c, 0, count)->why == "3");
+  CHECK(cache.size() == 2);
+  CHECK(cache.find_or_plan(a, 0, count) == first);
+  CHECK(cache.find_or_plan(b, 0, count)->why == "4");  // dropped, planned again
+  CHECK(planned == 4);
+
+  // A refusal is not kept: the next call is planned, and refused, again.
+  const dispatch::PlanCache::Planner refuse = [&](const NormCall&) -> normlab::Plan {
+    ++planned;
+    throw std::invalid_argument("refused");
+  };
+  NormCall d = a;
+  d.rows = 9;
+  CHECK_THROWS_WITH(cache.find_or_plan(d, 0, refuse), "refused");
+  CHECK_THROWS_WITH(cache.find_or_plan(d, 0, refuse), "refused");
+  CHECK(planned == 6);
+}
+
+TEST_CASE("threads share the cache, each call given its own layout's plan", "[plan_cache]") {
+  dispatch::PlanCache cache(3);  // fewer than the layouts: plans are dropped while others read
+  const dispatch::PlanCache::Planner describe = [](const NormCall& call) {
+    return normlab::Plan{.why = std::to_string(call.cols)};
+  };
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        const NormCall call = full_call(Op::rmsnorm, 8, 1024 + 8 * ((i + t) % 7));
+        if (cache.find_or_plan(call, 0, describe)->why != std::to_string(call.cols)) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads)
+    thread.join();
+  CHECK(wrong == std::vector<int>(4, 0));
+  CHECK(cache.size() == 3);
+}
+
+TEST_CASE("kept plans are the dispatcher's: a call unlike the last is planned afresh",
+          "[plan_cache]") {
+  // Chapter 09's block kernels need whole 16-byte chunks; x two bytes off the grid goes to
+  // chapter 07. Planned one after the other, neither may be handed the other's plan.
+  const NormCall aligned = full_call(Op::rmsnorm, 4096, 4096);
+  NormCall misaligned = aligned;
+  shift(misaligned, Tensor::x, 2);
+  for (int round = 0; round < 2; ++round) {
+    CHECK(normlab::plan(aligned).kernel->name == kernel_for(aligned));
+    CHECK(normlab::plan(misaligned).kernel->name == kernel_for(misaligned));
+  }
+  CHECK(kernel_for(aligned) != kernel_for(misaligned));
+  CHECK(dispatch::planned(aligned) == dispatch::planned(moved(aligned, 4096)));
+}
+
+TEST_CASE("run says that no usable GPU is present, before planning, naming no source file",
+          "[dispatch]") {
+  // A call of no rows launches nothing where a GPU is present; without one, run() must refuse
+  // it for that reason alone (the first launch would otherwise fail inside a chapter's
+  // launcher with CUDA's message about the driver).
+  NormCall call = full_call(Op::rmsnorm, 0, 4096);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+    CHECK_NOTHROW(normlab::run(call, nullptr));
+    return;
+  }
+  cudaGetLastError();
+  CHECK_THROWS_AS(normlab::run(call, nullptr), std::runtime_error);
+  CHECK_THROWS_WITH(normlab::run(call, nullptr), Catch::Contains("no usable CUDA GPU"));
+  CHECK_THROWS_WITH(normlab::run(call, nullptr), !Catch::Contains(".cu:"));
+  call.eps = 0.0f;  // a malformed call is still refused by its argument first
+  CHECK_THROWS_WITH(normlab::run(call, nullptr), Catch::Contains("'eps'"));
 }

@@ -25,7 +25,10 @@ struct Plan {
   std::string launch;
 };
 
-/// The dispatcher's decision for @p call on the current device. Throws std::invalid_argument
+/// The dispatcher's decision for @p call on the current device. A call is planned once per
+/// layout: a later call with the same op, shape, dtypes, strides, eps, device, tensors given and
+/// their alignment takes the kept plan (the checks below still run on every call). Throws
+/// std::invalid_argument
 /// naming the argument when the call is malformed (a null tensor, a stride below cols, a
 /// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
 /// says what each candidate refused). Fields the op does not read are ignored. An output may
@@ -39,9 +42,10 @@ Plan plan(const NormCall& call);
 /// (chapter 08's deterministic backward: by its SM count).
 Plan plan(const NormCall& call, int compute_capability);
 
-/// Checks @p call, plans it and launches the chosen kernel on @p stream. Nothing is launched
-/// when it throws (std::invalid_argument as plan(), and when the scratch is missing or short).
-/// Launch errors are thrown as std::runtime_error.
+/// Checks @p call, plans it (or takes its layout's kept plan, as plan()) and launches the chosen
+/// kernel on @p stream. Nothing is launched when it throws (std::invalid_argument as plan(), and
+/// when the scratch is missing or short; std::runtime_error saying so when no usable GPU or
+/// driver is present). Launch errors are thrown as std::runtime_error.
 void run(const NormCall& call, cudaStream_t stream = nullptr);
 
 /// run() with a plan already made by plan(@p call) for this very call (its op, shape, dtypes,

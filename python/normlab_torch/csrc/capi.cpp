@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dispatcher.hpp"
 #include "normlab/normlab.hpp"
 
 namespace {
@@ -167,17 +168,17 @@ int normlab_plan(const normlab_call* call, size_t* scratch_bytes, char* kernel, 
 int normlab_run(const normlab_call* call, void* cuda_stream, char* error, size_t error_len) {
   return guarded(error, error_len, [&] {
     const NormCall norm_call = to_norm_call(call);
-    // Planned here, once, so that a short scratch is its own status, which the caller answers by
-    // allocating what normlab_plan says and calling again.
-    const normlab::Plan planned = normlab::plan(norm_call);
-    const std::size_t needed = planned.scratch_bytes;
+    // Planned here (a repeated layout takes its kept plan), so that a short scratch is its own
+    // status, which the caller answers by allocating what normlab_plan says and calling again.
+    const auto planned = normlab::dispatch::planned_for_launch(norm_call);
+    const std::size_t needed = planned->scratch_bytes;
     if (norm_call.scratch_bytes < needed) {
       copy_out("scratch_bytes is " + std::to_string(norm_call.scratch_bytes) + "; the plan needs " +
                    std::to_string(needed),
                error, error_len);
       return NORMLAB_SCRATCH_SHORT;
     }
-    normlab::run(norm_call, planned, static_cast<cudaStream_t>(cuda_stream));
+    normlab::run(norm_call, *planned, static_cast<cudaStream_t>(cuda_stream));
     return NORMLAB_OK;
   });
 }
