@@ -1,30 +1,34 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""What calling normlab from PyTorch costs over the kernel itself, on one small problem.
+"""What calling normlab from PyTorch costs the CPU, beside PyTorch's own op and the peers.
 
-    python3 python/bench_overhead.py [--op rms_norm|layer_norm]
-        [--rows 1] [--cols 4096] [--dtype bf16] [--calls 2000] [--batches 7]
+    python3 python/bench_overhead.py [--rows 1] [--cols 4096] [--dtype bf16] [--calls 2000]
+        [--batches 7]
 
-On one row of 4096 bf16 elements the kernel runs for a few microseconds, so the cost of getting
-to it shows. Printed, each the median over --batches:
-  kernel       the GPU time of one launch through the C ABI: CUDA events around it, the launch
-               queued behind a GPU busy-wait so that the CPU's time to launch is not counted;
-  C ABI        wall time per call of normlab_run through ctypes with a ready normlab_call,
-               --calls calls back to back then one synchronize: the dispatcher's planning and
-               the launch, no PyTorch;
-  torch op     the same for normlab_torch's function (torch.ops.normlab.*: PyTorch's dispatch,
-               the checks, the output's allocation, filling the call);
-  torch eager  the same for F.rms_norm / F.layer_norm, for scale.
-and the differences: torch op - kernel (what a user pays over the kernel per call) and torch op
-- C ABI (what the PyTorch layer adds). Calls back to back are CPU-bound here: the GPU finishes
-each kernel before the next call is issued, so wall time per call is the cost of a call.
+On one row of 4096 bf16 elements a kernel runs for a few microseconds, so the cost of getting
+to it shows. Every call is timed the same way, in one process: --calls calls back to back, then
+one synchronize; the wall time per call, median over --batches. Calls back to back are bound by
+the CPU here (the GPU finishes each kernel before the next is issued), so that is what a call
+costs the CPU. For each op, the columns that bench/compare_peers.py times (its launchers, so
+both tools call each library the same way), those installed:
+  torch eager   PyTorch's own: F.rms_norm, F.layer_norm; add + RMSNorm as x + r then
+                F.rms_norm; and F.rms_norm alone, the bar the fused add is held to
+  normlab       normlab_torch's function
+  Liger, QuACK  where they import
+Backward rows time one torch.autograd.grad through a graph built once (retain_graph), the
+gradients of x and the parameters: a training step's backward through autograd.
+Then the C ABI alone (normlab_run through ctypes with a ready normlab_call: the checks, the kept
+plan and the launch, no PyTorch) and the kernel's GPU time (CUDA events around one launch
+queued behind a GPU busy-wait, so that the CPU's time to launch is not counted).
 Without PyTorch or a CUDA GPU it says so and exits 0.
 """
 import argparse
 import ctypes
+import importlib.util
 import statistics
 import sys
 import time
+from pathlib import Path
 
 DTYPES = ("fp32", "fp16", "bf16")
 # The GPU busy-wait before each timed launch (about 50 us at 2 GHz): the launch is queued by then.
@@ -33,7 +37,6 @@ HEAD_START_CYCLES = 100_000
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--op", choices=("rms_norm", "layer_norm"), default="rms_norm")
     parser.add_argument("--rows", type=int, default=1)
     parser.add_argument("--cols", type=int, default=4096)
     parser.add_argument("--dtype", choices=DTYPES, default="bf16")
@@ -71,6 +74,21 @@ def kernel_us(torch, launch, repetitions):
     return statistics.median(start.elapsed_time(stop) for start, stop in events) * 1e3
 
 
+def load_compare_peers():
+    """bench/compare_peers.py as a module: its inputs, launchers and peers."""
+    path = Path(__file__).resolve().parents[1] / "bench" / "compare_peers.py"
+    spec = importlib.util.spec_from_file_location("compare_peers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The columns of compare_peers timed here: PyTorch's eager op, normlab through PyTorch, the peers
+# a user calls from eager PyTorch (torch.compile's CPU cost is not a call's).
+COLUMNS = ("torch eager", "normlab (torch op)", "Liger", "QuACK")
+OPS = ("rmsnorm", "layernorm", "add_rmsnorm", "rmsnorm_backward", "layernorm_backward")
+
+
 def main(argv):
     args = parse_arguments(argv)
     try:
@@ -86,22 +104,47 @@ def main(argv):
     import normlab_torch as nt
     from normlab_torch import capi, ops
 
-    dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
-    eps = 1e-5
-    x = torch.randn(args.rows, args.cols, device="cuda").to(dtype)
-    w = (1 + 0.1 * torch.randn(args.cols, device="cuda")).to(dtype)
-    b = (0.1 * torch.randn(args.cols, device="cuda")).to(dtype)
-    y = torch.empty_like(x)
-    mean, rstd = torch.empty(args.rows, device="cuda"), torch.empty(args.rows, device="cuda")
-    layer = args.op == "layer_norm"
+    peers_tool = load_compare_peers()
+    peers = peers_tool.make_peers()
+    functions = peers_tool.torch_functions(torch)
+    columns = {column.name: column for column in peers_tool.COLUMNS}
+    print(f"{torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}, {nt.library_path()}")
+    print(f"{args.rows} x {args.cols} {args.dtype}: CPU time per call in us, median of "
+          f"{args.batches} batches of {args.calls} calls back to back")
+    for name in COLUMNS[2:]:
+        version = peers[name].version()
+        print(f"  {name}: {version or 'not installed'}")
+    print(f"{'op':<20}" + "".join(f"{name:>20}" for name in COLUMNS) + f"{'normlab / eager':>17}")
+    measured = {}
+    for op in OPS:
+        problem = peers_tool.Problem(op, args.rows, args.cols, args.dtype, "overhead")
+        inputs = peers_tool.make_inputs(torch, problem)
+        cells = []
+        for name in COLUMNS:
+            launch = peers_tool.column_launch(torch, columns[name], problem, inputs, functions,
+                                              peers)
+            if isinstance(launch, str):  # why there is none
+                cells.append(launch[:19])
+                continue
+            measured[op, name] = median_us_per_call(torch, launch, args.calls, args.batches)
+            cells.append(f"{measured[op, name]:.2f}")
+        ratio = measured.get((op, "normlab (torch op)"), 0) / measured.get((op, "torch eager"), 1)
+        print(f"{op:<20}" + "".join(f"{cell:>20}" for cell in cells) + f"{ratio:>17.2f}")
+    problem = peers_tool.Problem("rmsnorm", args.rows, args.cols, args.dtype, "overhead")
+    inputs = peers_tool.make_inputs(torch, problem)
+    x, w = inputs["x"], inputs["w"]
+    rms_norm_alone = median_us_per_call(
+        torch, lambda: F.rms_norm(x, (args.cols,), w, peers_tool.EPS), args.calls, args.batches)
+    fused = measured.get(("add_rmsnorm", "normlab (torch op)"), float("nan"))
+    print(f"fused_add_rms_norm_ against F.rms_norm alone ({rms_norm_alone:.2f} us): "
+          f"{fused / rms_norm_alone:.2f}x")
 
-    # The C ABI call as normlab_torch fills it, built once.
+    # The C ABI call as normlab_torch fills it, built once; and the kernel's GPU time.
+    y, rstd = torch.empty_like(x), torch.empty(args.rows, device="cuda")
     call = capi.NormlabCall(
-        op=capi.OP_LAYERNORM if layer else capi.OP_RMSNORM, dtype=ops._DTYPES[dtype],
-        weight_dtype=ops._DTYPES[dtype], rows=args.rows, cols=args.cols, eps=eps,
-        x=x.data_ptr(), x_stride=args.cols, y=y.data_ptr(), y_stride=args.cols,
-        weight=w.data_ptr(), bias=b.data_ptr() if layer else None,
-        mean=mean.data_ptr() if layer else None, rstd=rstd.data_ptr())
+        op=capi.OP_RMSNORM, dtype=ops._DTYPES[x.dtype], weight_dtype=ops._DTYPES[w.dtype],
+        rows=args.rows, cols=args.cols, eps=peers_tool.EPS, x=x.data_ptr(), x_stride=args.cols,
+        y=y.data_ptr(), y_stride=args.cols, weight=w.data_ptr(), rstd=rstd.data_ptr())
     library = ops._library
     kernel_name, _ = library.plan(call)
     stream = torch.cuda.current_stream().cuda_stream
@@ -112,37 +155,11 @@ def main(argv):
         if run(call_pointer, stream, error, len(error)) != capi.OK:
             raise RuntimeError(error.value.decode())
 
-    if layer:
-        def torch_op():
-            return nt.layer_norm(x, w, b, eps)
-
-        def eager():
-            return F.layer_norm(x, (args.cols,), w, b, eps)
-    else:
-        def torch_op():
-            return nt.rms_norm(x, w, eps)
-
-        def eager():
-            return F.rms_norm(x, (args.cols,), w, eps)
-
-    assert torch.allclose(torch_op().float(), eager().float(), atol=5e-2, rtol=5e-2)
     c_abi()
-    assert torch.equal(y, torch_op()), "the C ABI call and the op disagree"
-
-    measured = {
-        "kernel": kernel_us(torch, c_abi, 101),
-        "C ABI": median_us_per_call(torch, c_abi, args.calls, args.batches),
-        "torch op": median_us_per_call(torch, torch_op, args.calls, args.batches),
-        "torch eager": median_us_per_call(torch, eager, args.calls, args.batches),
-    }
-    print(f"{torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}, "
-          f"{nt.library_path()}")
-    print(f"{args.op} {args.rows} x {args.cols} {args.dtype} (weight {args.dtype}), kernel "
-          f"{kernel_name}; median of {args.batches} batches of {args.calls} calls")
-    for name, us in measured.items():
-        print(f"  {name:<12} {us:8.2f} us per call")
-    print(f"  torch op - kernel: {measured['torch op'] - measured['kernel']:.2f} us; "
-          f"torch op - C ABI: {measured['torch op'] - measured['C ABI']:.2f} us")
+    assert torch.equal(y, nt.rms_norm(x, w, peers_tool.EPS)), "the C ABI call and the op disagree"
+    print(f"rms_norm through the C ABI alone: "
+          f"{median_us_per_call(torch, c_abi, args.calls, args.batches):.2f} us per call; "
+          f"kernel {kernel_name}: {kernel_us(torch, c_abi, 101):.2f} us of GPU time")
     return 0
 
 

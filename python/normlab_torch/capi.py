@@ -62,6 +62,11 @@ def candidate_paths():
     return candidates
 
 
+def scratch_layout(call):
+    """What the scratch a call needs is remembered by (Library.run's hints)."""
+    return call.op, call.dtype, call.weight_dtype, call.rows, call.cols
+
+
 def error_for(status, message):
     """The Python exception for a status of normlab_plan / normlab_run."""
     if status == INVALID_ARGUMENT:  # malformed, or no kernel can take it: nothing launched
@@ -90,6 +95,12 @@ class Library:
         dll.normlab_run.argtypes = [ctypes.POINTER(NormlabCall), ctypes.c_void_p, ctypes.c_char_p,
                                     ctypes.c_size_t]
         self._per_thread = threading.local()
+        # Scratch bytes last needed by a layout (op, dtypes, rows, cols), and the ops that have
+        # needed any: a repeated call passes that much at once instead of being told
+        # SCRATCH_SHORT and planned again. A hint only: the library checks the scratch every
+        # call, and a short one is answered as before.
+        self._scratch_hints = {}
+        self._ops_with_scratch = set()
         self._check_layout()
 
     def _check_layout(self):
@@ -133,11 +144,18 @@ class Library:
         that must stay alive until the kernel has read it (PyTorch's caching allocator, which
         orders reuse on the stream, does). Raises, having launched nothing, when refused."""
         error = self._error_buffer()
+        if call.op in self._ops_with_scratch:
+            hint = self._scratch_hints.get(scratch_layout(call))
+            if hint:
+                scratch = allocate_scratch(hint)
+                call.scratch, call.scratch_bytes = scratch.data_ptr(), hint
         status = self.dll.normlab_run(ctypes.byref(call), stream, error, len(error))
         if status == SCRATCH_SHORT:
             _, call.scratch_bytes = self.plan(call)
             scratch = allocate_scratch(call.scratch_bytes)
             call.scratch = scratch.data_ptr()
+            self._ops_with_scratch.add(call.op)
+            self._scratch_hints[scratch_layout(call)] = call.scratch_bytes
             status = self.dll.normlab_run(ctypes.byref(call), stream, error, len(error))
         if status != OK:
             raise error_for(status, error.value.decode(errors="replace"))

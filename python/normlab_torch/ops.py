@@ -45,7 +45,8 @@ def _check_activation(name, tensor, x=None):
         raise TypeError(f"{name} has dtype {tensor.dtype}; normlab takes float32, float16 or "
                         "bfloat16")
     if tensor.device.type not in ("cuda", "meta"):
-        raise ValueError(f"{name} is on {tensor.device}; normlab runs on CUDA tensors")
+        seen = "" if torch.cuda.is_available() else ", and PyTorch sees no CUDA GPU here"
+        raise ValueError(f"{name} is on {tensor.device}; normlab runs on CUDA tensors{seen}")
     if tensor.dim() == 0:
         raise ValueError(f"{name} is a scalar; the norm is over its last dimension")
     if x is None:
@@ -155,18 +156,18 @@ def _check_disjoint(name, tensor, other_name, other):
                      "it reads the other")
 
 
-def _eager_inference(x, *parameters):
-    """Whether a call may run the op's body directly instead of through PyTorch's dispatch: in
-    eager mode (not while torch.compile traces), on plain CUDA tensors (not a tensor subclass
-    such as a fake or meta tensor, which dispatch sends to the fake implementation), and where
-    autograd records nothing. The body does the same checks and the same launch; PyTorch's
-    dispatch of a Python custom op costs some 40 us of CPU a call (book page "normlab from
-    PyTorch")."""
-    if torch.compiler.is_compiling() or type(x) is not Tensor or not x.is_cuda:
-        return False
-    if not torch.is_grad_enabled():
-        return True
-    return not x.requires_grad and not any(p is not None and p.requires_grad for p in parameters)
+def _eager(x):
+    """Whether a call may run the op's body directly instead of through PyTorch's dispatch of
+    the custom op: in eager mode (not while torch.compile traces), on a plain CUDA tensor (not a
+    tensor subclass such as a fake or meta tensor, which dispatch sends to the fake
+    implementation). The body does the same checks and the same launch; PyTorch's dispatch of a
+    Python custom op costs several times what the body does on the CPU."""
+    return type(x) is Tensor and x.is_cuda and not torch.compiler.is_compiling()
+
+
+def _records_grad(*tensors):
+    """Whether autograd records a call on @p tensors (None for absent)."""
+    return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
 def _refuse_grad(what, instead, **tensors):
@@ -192,9 +193,11 @@ def _rows_of(tensor):
     return tensor if _row_stride_or_none(tensor) is not None else tensor.contiguous()
 
 
-def _scratch(device):
-    """Scratch from PyTorch's caching allocator, whose reuse is ordered on the stream."""
-    return lambda size: torch.empty(size, dtype=torch.uint8, device=device)
+# A device's current stream as a cudaStream_t. PyTorch's private accessor (which its generated
+# kernels use) skips making a torch.cuda.Stream object on every call; the public path stands in
+# where a PyTorch lacks it.
+_current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+    lambda index: torch.cuda.current_stream(index).cuda_stream)
 
 
 def _run(op, eps, gemma=False, **tensors):
@@ -204,27 +207,42 @@ def _run(op, eps, gemma=False, **tensors):
     cols = x.shape[-1]
     parameter_dtype = _parameter_dtype(
         x, *(tensors.get(name) for name in ("weight", "bias", "dweight", "dbias")))
-    call = capi.NormlabCall(op=op, dtype=_DTYPES[x.dtype], weight_dtype=_DTYPES[parameter_dtype],
-                            weight_plus_one=int(gemma), rows=x.numel() // cols, cols=cols, eps=eps)
+    call = capi.NormlabCall(op, _DTYPES[x.dtype], _DTYPES[parameter_dtype], gemma,
+                            x.numel() // cols, cols, eps)
     for field, tensor in tensors.items():
         if tensor is None:
             continue
         setattr(call, field, tensor.data_ptr())
         if field in _ROW_FIELDS:
             setattr(call, field + "_stride", _row_stride(field, tensor))
-    if x.device.index == torch.cuda.current_device():
-        _library.run(call, torch.cuda.current_stream().cuda_stream, _scratch(x.device))
+    _launch(call, x)
+
+
+# The current device's index, without torch.cuda's checks around it where PyTorch has the call.
+_current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+
+
+def _launch(call, x):
+    """Launches a filled normlab_call on the current stream of x's device, with scratch (when
+    the plan needs it) from PyTorch's caching allocator, whose reuse is ordered on the stream."""
+    index = x.get_device()
+    scratch = lambda size: x.new_empty(size, dtype=torch.uint8)  # noqa: E731
+    if index == _current_device():
+        _library.run(call, _current_stream(index), scratch)
         return
-    with torch.cuda.device(x.device):  # plan() asks the current device; the stream is its
-        _library.run(call, torch.cuda.current_stream().cuda_stream, _scratch(x.device))
+    with torch.cuda.device(index):  # plan() asks the current device; the stream is its
+        _library.run(call, _current_stream(index), scratch)
 
 
 def _like_rows(x):
+    """A new tensor of x's shape and dtype, its rows contiguous."""
+    if x.is_contiguous():  # the cheaper call, which keeps that layout
+        return torch.empty_like(x)
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def _per_row(x):
-    return torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
+    return x.new_empty(x.shape[:-1], dtype=torch.float32)
 
 
 def _parameter_gradient(parameter, dtype, x):
@@ -232,14 +250,73 @@ def _parameter_gradient(parameter, dtype, x):
     parameter" (custom ops cannot return None). Left unset: the kernels write every element
     when x has rows, and _zero_without_rows fills it when x has none (zeroing it here cost a
     fill kernel on every backward call)."""
-    size = x.shape[-1] if parameter is not None else 0
-    return torch.empty(size, dtype=dtype, device=x.device)
+    return x.new_empty(x.shape[-1] if parameter is not None else 0, dtype=dtype)
 
 
 def _zero_without_rows(*gradients):
     """Rows = 0 launches nothing and adds nothing: the parameters' gradients are zeros."""
     for gradient in gradients:
         gradient.zero_()
+
+
+# ---------------------------------------------------------------- the common eager call
+
+
+def _plain(x, *parameters):
+    """Whether an eager call on CUDA tensors is the common case that every check of
+    _check_norm passes, judged with the fewest queries of the tensors (each costs the CPU on
+    every call of every layer): x non-empty and contiguous in one of normlab's dtypes, each
+    parameter absent or a contiguous vector of x's last dimension on x's device, in x's dtype
+    or float32, one dtype for all. A call that is not takes the checked path, which names what
+    is wrong or runs the rarer layout."""
+    if x.dtype not in _DTYPES or not x.is_contiguous() or x.dim() == 0 or not x.numel():
+        return False
+    dtype = None
+    for parameter in parameters:
+        if parameter is None:
+            continue
+        if dtype is None:
+            dtype = parameter.dtype
+            if dtype is not x.dtype and dtype is not torch.float32:
+                return False
+        if (parameter.dtype is not dtype or parameter.get_device() != x.get_device()
+                or parameter.dim() != 1 or parameter.shape[0] != x.shape[-1]
+                or not parameter.is_contiguous()):
+            return False
+    return True
+
+
+def _plain_residual(x, residual):
+    """Whether a fused add's residual is plain beside a plain x: x's shape, dtype and device,
+    contiguous, and apart from x in memory."""
+    if (residual.dtype is not x.dtype or residual.shape != x.shape
+            or residual.get_device() != x.get_device() or not residual.is_contiguous()):
+        return False
+    size, start, other = x.numel() * x.element_size(), x.data_ptr(), residual.data_ptr()
+    return start + size <= other or other + size <= start
+
+
+def _plain_call(op, eps, gemma, x, y, weight, bias=None):
+    """A normlab_call for a plain forward call (_plain) of @p x into @p y (x's layout), filled
+    in the order of NormlabCall's fields."""
+    cols = x.shape[-1]
+    parameter = weight if weight is not None else bias if bias is not None else x
+    call = capi.NormlabCall(op, _DTYPES[x.dtype], _DTYPES[parameter.dtype], gemma,
+                            x.numel() // cols, cols, eps, x.data_ptr(), cols, None, 0,
+                            y.data_ptr(), cols)
+    if weight is not None:
+        call.weight = weight.data_ptr()
+    if bias is not None:
+        call.bias = bias.data_ptr()
+    return call
+
+
+def _fused_in_place(call, x, residual):
+    """Launches a plain fused add, its call made by _plain_call with y over x, in place:
+    residual <- x + residual, x <- the norm of it."""
+    call.residual = call.residual_out = residual.data_ptr()
+    call.residual_stride = call.residual_out_stride = call.x_stride
+    _launch(call, x)
 
 
 # ---------------------------------------------------------------- RMSNorm
@@ -274,9 +351,7 @@ def _rms_norm_backward_outputs(dy: Tensor, x: Tensor, weight: Optional[Tensor], 
     return _like_rows(x), _parameter_gradient(weight, _parameter_dtype(x, weight), x)
 
 
-@torch.library.custom_op("normlab::rms_norm_backward", mutates_args=())
-def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Tensor,
-                       gemma: bool) -> tuple[Tensor, Tensor]:
+def _rms_norm_backward_body(dy, x, weight, rstd, gemma):
     """dx and dweight (empty without a weight) from dy, x, weight and the forward's rstd."""
     dx, dweight = _rms_norm_backward_outputs(dy, x, weight, rstd, gemma)
     if x.numel():
@@ -285,6 +360,13 @@ def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Te
     else:
         _zero_without_rows(dweight)
     return dx, dweight
+
+
+@torch.library.custom_op("normlab::rms_norm_backward", mutates_args=())
+def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Tensor,
+                       gemma: bool) -> tuple[Tensor, Tensor]:
+    """The op: _rms_norm_backward_body, through PyTorch's dispatch."""
+    return _rms_norm_backward_body(dy, x, weight, rstd, gemma)
 
 
 _rms_norm_backward.register_fake(_rms_norm_backward_outputs)
@@ -307,19 +389,42 @@ def _rms_norm_gradients(ctx, dy, _):
 _rms_norm.register_autograd(_rms_norm_gradients, setup_context=_rms_norm_setup)
 
 
+class _EagerRMSNorm(torch.autograd.Function):
+    """rms_norm with autograd in eager mode: the op's bodies and gradients without PyTorch's
+    dispatch of the custom op (torch.compile traces the op itself)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, eps, gemma):
+        y, rstd = _rms_norm_body(x, weight, eps, gemma)
+        ctx.save_for_backward(x, weight, rstd)
+        ctx.gemma = gemma
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, rstd = ctx.saved_tensors
+        dx, dweight = _rms_norm_backward_body(_rows_of(dy), x, weight, rstd, ctx.gemma)
+        return dx, dweight if weight is not None else None, None, None
+
+
 def _rms_norm_out_checks(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
                          out: Tensor):
     _check_norm(x, weight, None, eps, gemma, out=out)
 
 
-@torch.library.custom_op("normlab::rms_norm_out", mutates_args=("out",))
-def _rms_norm_out(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
-                  out: Tensor) -> None:
+def _rms_norm_out_body(x, weight, eps, gemma, out):
     """rms_norm written into a preallocated out (rows one stride apart); no autograd."""
     _rms_norm_out_checks(x, weight, eps, gemma, out)
     if x.numel():
         _check_disjoint("out", out, "x", x)
         _run(capi.OP_RMSNORM, eps, gemma, x=x, y=out, weight=weight)
+
+
+@torch.library.custom_op("normlab::rms_norm_out", mutates_args=("out",))
+def _rms_norm_out(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
+                  out: Tensor) -> None:
+    """The op: _rms_norm_out_body, through PyTorch's dispatch."""
+    _rms_norm_out_body(x, weight, eps, gemma, out)
 
 
 _rms_norm_out.register_fake(_rms_norm_out_checks)
@@ -332,11 +437,20 @@ def rms_norm(x, weight, eps, gemma=False, *, out=None):
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
     that form has no autograd."""
     if out is None:
-        if _eager_inference(x, weight):
-            return _rms_norm_body(x, weight, eps, gemma)[0]
-        return torch.ops.normlab.rms_norm(x, weight, eps, gemma)[0]
+        if not _eager(x):
+            return torch.ops.normlab.rms_norm(x, weight, eps, gemma)[0]
+        if _records_grad(x, weight):
+            return _EagerRMSNorm.apply(x, weight, eps, gemma)
+        if _plain(x, weight) and 0 < eps < math.inf and (weight is not None or not gemma):
+            y = torch.empty_like(x)  # no statistics: nothing will ask for them
+            _launch(_plain_call(capi.OP_RMSNORM, eps, gemma, x, y, weight), x)
+            return y
+        return _rms_norm_body(x, weight, eps, gemma)[0]
     _refuse_grad("rms_norm(out=...)", "rms_norm without out=", x=x, weight=weight)
-    torch.ops.normlab.rms_norm_out(x, weight, eps, gemma, out)
+    if _eager(x):
+        _rms_norm_out_body(x, weight, eps, gemma, out)
+    else:
+        torch.ops.normlab.rms_norm_out(x, weight, eps, gemma, out)
     return out
 
 
@@ -374,9 +488,7 @@ def _layer_norm_backward_outputs(dy: Tensor, x: Tensor, weight: Optional[Tensor]
             _parameter_gradient(bias, parameter_dtype, x))
 
 
-@torch.library.custom_op("normlab::layer_norm_backward", mutates_args=())
-def _layer_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
-                         mean: Tensor, rstd: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def _layer_norm_backward_body(dy, x, weight, bias, mean, rstd):
     """dx, dweight and dbias (each empty without its parameter) from dy, x, weight and the
     forward's mean and rstd; bias is not read, only whether there is one."""
     dx, dweight, dbias = _layer_norm_backward_outputs(dy, x, weight, bias, mean, rstd)
@@ -387,6 +499,13 @@ def _layer_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], bias: 
     else:
         _zero_without_rows(dweight, dbias)
     return dx, dweight, dbias
+
+
+@torch.library.custom_op("normlab::layer_norm_backward", mutates_args=())
+def _layer_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                         mean: Tensor, rstd: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The op: _layer_norm_backward_body, through PyTorch's dispatch."""
+    return _layer_norm_backward_body(dy, x, weight, bias, mean, rstd)
 
 
 _layer_norm_backward.register_fake(_layer_norm_backward_outputs)
@@ -410,19 +529,41 @@ def _layer_norm_gradients(ctx, dy, _mean, _rstd):
 _layer_norm.register_autograd(_layer_norm_gradients, setup_context=_layer_norm_setup)
 
 
+class _EagerLayerNorm(torch.autograd.Function):
+    """layer_norm with autograd in eager mode, as _EagerRMSNorm."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, eps):
+        y, mean, rstd = _layer_norm_body(x, weight, bias, eps)
+        ctx.save_for_backward(x, weight, bias, mean, rstd)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, bias, mean, rstd = ctx.saved_tensors
+        dx, dweight, dbias = _layer_norm_backward_body(_rows_of(dy), x, weight, bias, mean, rstd)
+        return (dx, dweight if weight is not None else None, dbias if bias is not None else None,
+                None)
+
+
 def _layer_norm_out_checks(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                            eps: float, out: Tensor):
     _check_norm(x, weight, bias, eps, out=out)
 
 
-@torch.library.custom_op("normlab::layer_norm_out", mutates_args=("out",))
-def _layer_norm_out(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
-                    out: Tensor) -> None:
+def _layer_norm_out_body(x, weight, bias, eps, out):
     """layer_norm written into a preallocated out (rows one stride apart); no autograd."""
     _layer_norm_out_checks(x, weight, bias, eps, out)
     if x.numel():
         _check_disjoint("out", out, "x", x)
         _run(capi.OP_LAYERNORM, eps, x=x, y=out, weight=weight, bias=bias)
+
+
+@torch.library.custom_op("normlab::layer_norm_out", mutates_args=("out",))
+def _layer_norm_out(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                    out: Tensor) -> None:
+    """The op: _layer_norm_out_body, through PyTorch's dispatch."""
+    _layer_norm_out_body(x, weight, bias, eps, out)
 
 
 _layer_norm_out.register_fake(_layer_norm_out_checks)
@@ -433,11 +574,20 @@ def layer_norm(x, weight, bias, eps, *, out=None):
     weight and bias may be None; they share one dtype, x's or float32. y has x's dtype. With
     out, as rms_norm."""
     if out is None:
-        if _eager_inference(x, weight, bias):
-            return _layer_norm_body(x, weight, bias, eps)[0]
-        return torch.ops.normlab.layer_norm(x, weight, bias, eps)[0]
+        if not _eager(x):
+            return torch.ops.normlab.layer_norm(x, weight, bias, eps)[0]
+        if _records_grad(x, weight, bias):
+            return _EagerLayerNorm.apply(x, weight, bias, eps)
+        if _plain(x, weight, bias) and 0 < eps < math.inf:
+            y = torch.empty_like(x)
+            _launch(_plain_call(capi.OP_LAYERNORM, eps, False, x, y, weight, bias), x)
+            return y
+        return _layer_norm_body(x, weight, bias, eps)[0]
     _refuse_grad("layer_norm(out=...)", "layer_norm without out=", x=x, weight=weight, bias=bias)
-    torch.ops.normlab.layer_norm_out(x, weight, bias, eps, out)
+    if _eager(x):
+        _layer_norm_out_body(x, weight, bias, eps, out)
+    else:
+        torch.ops.normlab.layer_norm_out(x, weight, bias, eps, out)
     return out
 
 
@@ -449,15 +599,20 @@ def _fused_add_rms_norm_checks(x: Tensor, residual: Tensor, weight: Optional[Ten
     _check_norm(x, weight, None, eps, gemma, residual=residual)
 
 
-@torch.library.custom_op("normlab::fused_add_rms_norm_", mutates_args=("x", "residual"))
-def _fused_add_rms_norm_(x: Tensor, residual: Tensor, weight: Optional[Tensor], eps: float,
-                         gemma: bool) -> None:
+def _fused_add_rms_norm_body(x, residual, weight, eps, gemma):
     """residual <- x + residual (rounded to the dtype); x <- rms_norm(residual)."""
     _fused_add_rms_norm_checks(x, residual, weight, eps, gemma)
     if x.numel():
         _check_disjoint("x", x, "residual", residual)
         _run(capi.OP_ADD_RMSNORM, eps, gemma, x=x, residual=residual, y=x, residual_out=residual,
              weight=weight)
+
+
+@torch.library.custom_op("normlab::fused_add_rms_norm_", mutates_args=("x", "residual"))
+def _fused_add_rms_norm_(x: Tensor, residual: Tensor, weight: Optional[Tensor], eps: float,
+                         gemma: bool) -> None:
+    """The op: _fused_add_rms_norm_body, through PyTorch's dispatch."""
+    _fused_add_rms_norm_body(x, residual, weight, eps, gemma)
 
 
 _fused_add_rms_norm_.register_fake(_fused_add_rms_norm_checks)
@@ -468,7 +623,13 @@ def fused_add_rms_norm_(x, residual, weight, eps, gemma=False):
     Returns (x, residual). Forward only: for training, rms_norm(x + residual, ...)."""
     _refuse_grad("fused_add_rms_norm_", "rms_norm(x + residual, weight, eps)", x=x,
                  residual=residual, weight=weight)
-    torch.ops.normlab.fused_add_rms_norm_(x, residual, weight, eps, gemma)
+    if not _eager(x):
+        torch.ops.normlab.fused_add_rms_norm_(x, residual, weight, eps, gemma)
+    elif (_plain(x, weight) and _plain_residual(x, residual) and 0 < eps < math.inf
+          and (weight is not None or not gemma)):
+        _fused_in_place(_plain_call(capi.OP_ADD_RMSNORM, eps, gemma, x, x, weight), x, residual)
+    else:
+        _fused_add_rms_norm_body(x, residual, weight, eps, gemma)
     return x, residual
 
 
@@ -477,15 +638,20 @@ def _fused_add_layer_norm_checks(x: Tensor, residual: Tensor, weight: Optional[T
     _check_norm(x, weight, bias, eps, residual=residual)
 
 
-@torch.library.custom_op("normlab::fused_add_layer_norm_", mutates_args=("x", "residual"))
-def _fused_add_layer_norm_(x: Tensor, residual: Tensor, weight: Optional[Tensor],
-                           bias: Optional[Tensor], eps: float) -> None:
+def _fused_add_layer_norm_body(x, residual, weight, bias, eps):
     """residual <- x + residual (rounded to the dtype); x <- layer_norm(residual)."""
     _fused_add_layer_norm_checks(x, residual, weight, bias, eps)
     if x.numel():
         _check_disjoint("x", x, "residual", residual)
         _run(capi.OP_ADD_LAYERNORM, eps, x=x, residual=residual, y=x, residual_out=residual,
              weight=weight, bias=bias)
+
+
+@torch.library.custom_op("normlab::fused_add_layer_norm_", mutates_args=("x", "residual"))
+def _fused_add_layer_norm_(x: Tensor, residual: Tensor, weight: Optional[Tensor],
+                           bias: Optional[Tensor], eps: float) -> None:
+    """The op: _fused_add_layer_norm_body, through PyTorch's dispatch."""
+    _fused_add_layer_norm_body(x, residual, weight, bias, eps)
 
 
 _fused_add_layer_norm_.register_fake(_fused_add_layer_norm_checks)
@@ -496,5 +662,11 @@ def fused_add_layer_norm_(x, residual, weight, bias, eps):
     Forward only: for training, layer_norm(x + residual, ...)."""
     _refuse_grad("fused_add_layer_norm_", "layer_norm(x + residual, weight, bias, eps)",
                  x=x, residual=residual, weight=weight, bias=bias)
-    torch.ops.normlab.fused_add_layer_norm_(x, residual, weight, bias, eps)
+    if not _eager(x):
+        torch.ops.normlab.fused_add_layer_norm_(x, residual, weight, bias, eps)
+    elif _plain(x, weight, bias) and _plain_residual(x, residual) and 0 < eps < math.inf:
+        _fused_in_place(_plain_call(capi.OP_ADD_LAYERNORM, eps, False, x, x, weight, bias), x,
+                        residual)
+    else:
+        _fused_add_layer_norm_body(x, residual, weight, bias, eps)
     return x, residual

@@ -129,23 +129,69 @@ def test_fused_add_on_halves_of_one_tensor(generator):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_eager_inference_runs_the_op_body_with_the_same_result(generator, dtype, monkeypatch):
-    """Without autograd, rms_norm and layer_norm skip PyTorch's dispatch and call the op's body;
-    they must give the op's bits, and go through the op again where autograd records."""
+def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, monkeypatch):
+    """Without autograd, a plain call (contiguous x, parameters as x's last dimension) skips
+    PyTorch's dispatch, the statistics and the full checks; it must give the op's bits. Any
+    other call goes through the op's checked body, and a call autograd records keeps its
+    graph."""
     x = torch.randn(37, 1031, device="cuda", dtype=dtype, generator=generator)
     w = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
     b = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
-    direct = torch.ops.normlab.rms_norm(x, w, EPS, False)[0]
-    assert torch.equal(nt.rms_norm(x, w, EPS), direct)
-    assert torch.equal(nt.layer_norm(x, w, b, EPS), torch.ops.normlab.layer_norm(x, w, b, EPS)[0])
+    strided = torch.randn(37, 2048, device="cuda", dtype=dtype, generator=generator)[:, :1031]
+    through_the_op = [torch.ops.normlab.rms_norm(x, w, EPS, False)[0],
+                      torch.ops.normlab.layer_norm(x, w, b, EPS)[0],
+                      torch.ops.normlab.rms_norm(strided, w, EPS, False)[0]]
     calls = []
     body = nt.ops._rms_norm_body
     monkeypatch.setattr(nt.ops, "_rms_norm_body", lambda *a: calls.append(1) or body(*a))
-    nt.rms_norm(x, w, EPS)
-    assert calls, "eager inference did not take the direct path"
-    calls.clear()
+    assert torch.equal(nt.rms_norm(x, w, EPS), through_the_op[0])
+    assert torch.equal(nt.layer_norm(x, w, b, EPS), through_the_op[1])
+    assert not calls, "a plain call took the checked body"
+    assert torch.equal(nt.rms_norm(strided, w, EPS), through_the_op[2])
+    assert calls, "strided rows did not take the checked body"
+    refused = torch.float16 if dtype != torch.float16 else torch.bfloat16
+    for weight in (w.to(refused), w[:-1], w.expand(2, -1)):
+        with pytest.raises((TypeError, ValueError), match="weight"):
+            nt.rms_norm(x, weight, EPS)
+    with pytest.raises(ValueError, match="eps"):
+        nt.rms_norm(x, w, 0.0)
     y = nt.rms_norm(x, w.clone().requires_grad_(), EPS)
     assert y.grad_fn is not None, "a call autograd must record lost its graph"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eager_paths_give_the_custom_ops_bits(generator, dtype):
+    """Eager calls run the ops' bodies directly (autograd through a torch.autograd.Function, the
+    fused adds in place); forward, gradients and updated residual must be the custom ops' bits."""
+    shape, cols = (3, 37, 1031), 1031
+    x = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+    w = torch.randn(cols, device="cuda", dtype=dtype, generator=generator)
+    b = torch.randn(cols, device="cuda", dtype=dtype, generator=generator)
+    dy = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+    for eager, dispatched in (
+            (lambda x, w, b: nt.rms_norm(x, w, EPS),
+             lambda x, w, b: torch.ops.normlab.rms_norm(x, w, EPS, False)[0]),
+            (lambda x, w, b: nt.layer_norm(x, w, b, EPS),
+             lambda x, w, b: torch.ops.normlab.layer_norm(x, w, b, EPS)[0])):
+        leaves = [[t.clone().requires_grad_() for t in (x, w, b)] for _ in range(2)]
+        outputs = [eager(*leaves[0]), dispatched(*leaves[1])]
+        assert type(outputs[0].grad_fn) is not type(outputs[1].grad_fn)  # two paths, really
+        for y, inputs in zip(outputs, leaves):
+            y.backward(dy)
+        assert torch.equal(outputs[0], outputs[1])
+        for name, mine, theirs in zip("xwb", *leaves):
+            assert (mine.grad is None) == (theirs.grad is None), name
+            assert mine.grad is None or torch.equal(mine.grad, theirs.grad), name
+    r = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+    for eager, dispatched in (
+            (lambda x, r: nt.fused_add_rms_norm_(x, r, w, EPS),
+             lambda x, r: torch.ops.normlab.fused_add_rms_norm_(x, r, w, EPS, False)),
+            (lambda x, r: nt.fused_add_layer_norm_(x, r, w, b, EPS),
+             lambda x, r: torch.ops.normlab.fused_add_layer_norm_(x, r, w, b, EPS))):
+        mine, theirs = (x.clone(), r.clone()), (x.clone(), r.clone())
+        eager(*mine)
+        dispatched(*theirs)
+        assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[1], theirs[1])
 
 
 def test_zero_size_launches_nothing_and_returns_empty(generator):
@@ -458,3 +504,69 @@ def test_transformer_block_with_normlab_norms(generator, norm):
     assert want_grads.keys() == got_grads.keys()
     for name, want in want_grads.items():
         assert_close(f"block d{name}", got_grads[name], want.double(), rows=2 * 37)
+
+
+# ---------------------------------------------------------------- CUDA graphs
+
+
+def every_call(x, r, w, b, dy, leaves):
+    """Each op once as a user calls it, fused adds on (x, r) in place, and a training step's
+    gradients through @p leaves (x, w, b that require grad); returns every result."""
+    fused = (x.clone(), r.clone()), (x.clone(), r.clone())
+    nt.fused_add_rms_norm_(*fused[0], w, EPS)
+    nt.fused_add_layer_norm_(*fused[1], w, b, EPS)
+    xl, wl, bl = leaves
+    with torch.enable_grad():
+        y = nt.rms_norm(xl, wl, EPS) + nt.layer_norm(xl, wl, bl, EPS)
+    gradients = torch.autograd.grad(y, leaves, dy)
+    return [nt.rms_norm(x, w, EPS), nt.layer_norm(x, w, b, EPS), *fused[0], *fused[1], y.detach(),
+            *gradients]
+
+
+def test_graph_replays_and_compiled_calls_give_the_eager_bits(generator):
+    """A CUDA graph captures the same launches an eager call makes (the current stream is the
+    capture's, the scratch from its pool), and torch.compile runs the same kernels: replays and
+    compiled calls must give the eager calls' bits."""
+    shape = (37, 1031)
+    x, r, dy = (ref.activations(shape, torch.bfloat16, generator) for _ in range(3))
+    w = ref.parameter(1031, torch.bfloat16, generator)
+    b = ref.parameter(1031, torch.bfloat16, generator, 0.0)
+    leaves = [t.clone().requires_grad_() for t in (x, w, b)]
+    eager = every_call(x, r, w, b, dy, leaves)
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the default stream, as capture asks
+        every_call(x, r, w, b, dy, leaves)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = every_call(x, r, w, b, dy, leaves)
+    for _ in range(2):
+        graph.replay()
+        torch.cuda.synchronize()
+        for index, (got, want) in enumerate(zip(captured, eager)):
+            assert torch.equal(got, want), f"replayed result {index} differs from the eager call's"
+
+    compiled = torch.compile(lambda x, w, b: (nt.rms_norm(x, w, EPS), nt.layer_norm(x, w, b, EPS)),
+                             fullgraph=True)
+    for got, want in zip(compiled(x, w, b), eager[:2]):
+        assert torch.equal(got, want), "a compiled call differs from the eager one"
+
+
+def test_scratch_hints_are_only_hints(generator):
+    """A layout that needs scratch (a few wide fp32 rows: chapter 10's, forward and backward)
+    passes the remembered amount on later calls; a remembered amount too short is answered as
+    the first call was, never run short."""
+    library = nt.ops._library
+    x = ref.activations((2, 16384), torch.float32, generator)
+    w = ref.parameter(16384, torch.float32, generator)
+    want = ref.rms_norm(x, w, EPS)
+    assert_close("first call", nt.rms_norm(x, w, EPS), want)
+    layouts = [key for key in library._scratch_hints if key[3:] == (2, 16384)]
+    assert layouts, "the scratch the first call needed was not remembered"
+    assert_close("second call", nt.rms_norm(x, w, EPS), want)
+    for key in layouts:
+        library._scratch_hints[key] = 256  # far too short
+    assert_close("call with a short hint", nt.rms_norm(x, w, EPS), want)
+    assert all(library._scratch_hints[key] > 256 for key in layouts)
