@@ -95,24 +95,21 @@ Choice configure(int index, const Problem& p) {
 }
 
 // [choose]
-// The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements):
+// The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements).
+// Each was measured against the choice it replaced; chapter 09's page has the figures.
 //  1. cols <= 1024 and at most 96 chunks (narrow32x3's), or misaligned: the narrow
 //     configuration with the fewest lanes x vectors that hold the row.
 //     A block per row would give a 576-wide bf16 row (72 chunks) 96 threads, 24 of them idle,
 //     and two barriers per reduction; a group of lanes per row keeps lanes busy and reduces
 //     with shuffles alone. For RMSNorm ops narrow16x5 (80 chunks) comes before narrow32x3 (96):
-//     on 8192 x 576 bf16 (H200, 2026-11-26) RMSNorm 42.5% against 39.7%, add + RMSNorm 61.3%
-//     against 52.8%; LayerNorm has no narrow16x5 kernel (it spills at 64 registers).
+//     fewer empty chunks and more rows a block, and measured faster; LayerNorm has no
+//     narrow16x5 kernel (it spills at 64 registers).
 //     Except add + LayerNorm of 16-bit rows that narrow32x3 would take (65 to 96 aligned
 //     chunks): they go to block1, one row per block of as many threads as the row has chunks.
 //     narrow32x3 cannot hold a row of residual chunks (residual_first is false: it spills), so
 //     each lane loads, adds and stores its 3 chunks one after another, each chunk's loads
-//     waiting behind the previous store; block1's thread has one chunk. H100, 2026-11-26, % of
-//     the copy roof, the dispatcher with this rule against narrow32x3 in one process, means of
-//     two rounds: bf16 8192 x 520 56.2 against 54.6, x 576 59.8 against 57.6, x 640 63.6
-//     against 62.2, x 768 70.4 against 67.4, 16384 x 576 71.4 against 68.0; fp16 8192 x 576
-//     60.2 against 55.2. fp32 8192 x 288 (72 chunks) came out even (63.2 against 63.5), so
-//     fp32 rows keep narrow32x3.
+//     waiting behind the previous store; block1's thread has one chunk, one round trip, and was
+//     measured faster. fp32 rows came out even, so they keep narrow32x3.
 //  2. rows <= 64 (decode): one block per row with as few vectors a thread as fit 1024 threads,
 //     so the row is split over as many threads as a block has and the critical path is one
 //     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
@@ -120,64 +117,35 @@ Choice configure(int index, const Problem& p) {
 //  3. many rows of 97 to 256 aligned chunks that still fit 1024 columns (fp32 rows of 388 to
 //     1024 columns, 16-bit of 776 to 1024): block2_256x4, one row per block of up to 128
 //     threads with 2 vectors each, not narrow32x4 or narrow32x8, whose 32 lanes a row keep 4 or
-//     8 vectors each. H100, 2026-11-27, the dispatcher with this rule against those
-//     configurations' sweep entries in one process, two rounds (book/results/runs/
-//     2026-11-27-h100-backward-cost-and-narrow-rows/final/): fp32 1024 x 1024 RMSNorm
-//     27.3-28.3% of the copy roof -> 34.1-34.8%, LayerNorm 22.8-23.0 -> 32.3-33.2, add +
-//     LayerNorm 37.6-38.0 -> 51.5-53.2; 16384 x 1024 84.9-85.2 -> 88.5-88.9 and 81.8-82.2 ->
-//     88.1-88.3; bf16 8192 x 1024 (narrow32x4) RMSNorm 62.6-62.7 -> 62.9-63.5, LayerNorm 53.8
-//     -> 58.2-59.3, add + RMSNorm 74.9-75.2 -> 80.3-80.4; fp32 8192 x 400 (100 chunks) level.
-//     Few rows take rule 2 first: fp32 32 x 1024 RMSNorm 9.0 -> 5.3-5.4 us. Misaligned rows
-//     keep the narrow _any kernels (not measured against a block).
+//     8 vectors each: a thread then issues fewer loads and converts fewer values, and the block
+//     was faster on such rows (level at 100 chunks). Few rows take rule 2 first. Misaligned
+//     rows keep the narrow _any kernels (not measured against a block).
 //  4. many rows of at most 1024 aligned chunks (8192 bf16 columns): one row per block, with a
-//     register cap sized to that block, chosen by the sweep (H100, 2026-11-25, % of the copy
-//     roof, each configuration alone in one process). Without a residual, 4 vectors a thread:
-//     block4_128x6 to 512 chunks, block4_256x3 to 1024 (16384 x 4096 LayerNorm 92.2% against
-//     block8's 85.9%; 4096 x 8192 RMSNorm 87.2% against 83.4%). With one, 2 vectors a thread:
-//     block2_256x4, block2_512x2 (4096 x 8192 add + LayerNorm 87.3% against 72.2%, add +
-//     RMSNorm 92.7% against 80.3%): a thread then moves x and the residual in and h and y out,
-//     and more threads with fewer vectors each keep more of those loads in flight.
-//     (block8, 8 vectors a thread and the fewest threads a row, was this rule before the sweep:
-//     more rows an SM by the register count, behind on every row above.)
+//     register cap sized to that block, chosen by a sweep of every configuration. Without a
+//     residual, 4 vectors a thread: block4_128x6 to 512 chunks, block4_256x3 to 1024. With one,
+//     2 vectors a thread: block2_256x4, block2_512x2: a thread then moves x and the residual in
+//     and h and y out, and more threads with fewer vectors each keep more of those loads in
+//     flight. (block8, 8 vectors a thread and the fewest threads a row, was this rule before the
+//     sweep: more rows an SM by the register count, but slower on the sweep's rows.)
 //  5. many 16-bit RMSNorm rows of 1793 to 2048 aligned chunks (14344 to 16384 columns), and
 //     LayerNorm rows of 1537 to 2048 (12296 to 16384), no residual: block8_256x2, two blocks
 //     of up to 256 threads an SM with 8 vectors each. A block of 4 vectors a thread takes more
 //     than 448 threads there, and at chapter 07's 72 registers (RMSNorm) or block4's 80 or so
-//     (LayerNorm) an SM holds one such block, so one row; block8_256x2 holds two. H100,
-//     2026-11-27, sweep entries beside the dispatcher in one process, two rounds (book/results/
-//     runs/2026-11-27-h100-wide-16-bit-rows/, w5 and w6), % of the copy roof: RMSNorm bf16
-//     4096 x 16384 77.1 -> 91.8-91.9, 8192 x 15360 77.6-77.7 -> 96.2-96.3, 4096 x 14592 72.9 ->
-//     90.3, 1024 x 16384 62.7-62.9 -> 69.5-69.8; fp16 4096 x 16384 77.3-77.6 -> 91.9-92.1, 2048 x
-//     16384 71.7-72.3 -> 83.0-83.3; LayerNorm bf16 4096 x 13312 53.5 -> 73.0-73.1, 4096 x 14336
-//     56.3 -> 77.3-77.4, 8192 x 15360 60.9 -> 87.6-87.7, 4096 x 16384 68.6-69.0 -> 84.7; fp16
-//     2048 x 16384 63.1-63.8 -> 73.8-74.4. Narrower, the 4-vector block fits twice and wins:
-//     RMSNorm at 4096 x 14336 (1792 chunks) 92.8 against 89.0-89.2, at 12288 90.7-90.9 against
-//     85.0-85.1; LayerNorm at 12288 (block4, rule 7) 81.0-81.1 against 72.2-72.3. With a
-//     residual, block8_256x2 (its residual loaded chunk by chunk) lost everywhere, by 10 to 19
-//     points; fp32 rows too (8192 x 8192 LayerNorm 94.9-95.1 against chapter 07's 96.9-97.1).
+//     (LayerNorm) an SM holds one such block, so one row; block8_256x2 holds two. Narrower, the
+//     4-vector block fits twice and wins. With a residual, block8_256x2 (its residual loaded
+//     chunk by chunk) lost everywhere; on fp32 rows too.
 //  6. many add + norm rows of exactly 2048 aligned chunks (16384 16-bit or 8192 fp32 columns):
-//     block2, one row per block of 1024 threads with 2 vectors each, which the row fills. H100,
-//     2026-11-27, sweep entries beside the dispatcher in one process, two rounds (same folder,
-//     w1 and w5): add + RMSNorm bf16 4096 x 16384 96.8-96.9% -> 98.0%, 1024 x 16384 84.0-84.3 ->
-//     86.8-86.9, fp16 2048 x 16384 91.7-91.8 -> 93.5-93.6, fp32 8192 x 8192 99.5 -> 100.0;
-//     add + LayerNorm 95.8-95.9 -> 96.3 (against block4, rule 7: 95.7-95.8), 80.4-80.5 ->
-//     81.9-82.2, 89.8 -> 90.5-90.8, 99.2 -> 99.6-99.7. At other widths the block's last warp is
-//     part idle and its add + LayerNorm fell 9 to 16 points behind (bf16 14336, 15360, fp32
-//     7680), so it stays at this width.
+//     block2, one row per block of 1024 threads with 2 vectors each, which the row fills; there
+//     it was ahead of chapter 07 and block4. At other widths the block's last warp is part idle
+//     and its add + LayerNorm fell far behind, so it stays at this width.
 //  7. many 16-bit LayerNorm rows (with or without a residual) of 1025 to 2048 aligned chunks
 //     (8200 to 16384 columns) that whole warps of 4 vectors a thread hold exactly (chunks a
 //     multiple of 128: 9216, 10240, ..., 16384 columns), and not taken by rules 5 and 6: block4,
 //     one row per block of up to 512 threads, whose LayerNorm then takes the one-reduction
-//     statistics (balanced.cuh) where chapter 07's kernel reduces twice. H100, 2026-11-27, the
-//     new dispatcher against the old (chapter 07) in one call, alternated, two rounds (same
-//     folder, w2 and w3): bf16 2048 x 12288 LayerNorm 52.8-53.1% of the copy roof -> 70.7-71.3%,
-//     add + LayerNorm 83.5-83.7 -> 88.0-88.4; bf16 4096 x 10240 level (at 16384 columns, where
-//     rules 5 and 6 now come first, it had also gained: add + LayerNorm 4096 x 16384 95.7-95.9
-//     -> 96.0, 1024 x 16384 79.6-79.9 -> 80.7-80.9, fp16 2048 x 16384 89.1-89.3 -> 90.1). Rows that
-//     leave the last warp part idle take two reductions in block4 too, and were 0.3 to 1.7 points
-//     slower there (bf16 4096 x 12000, 2048 x 9000; fp16 4096 x 14000), so they stay with chapter
-//     07 (below 1537 chunks, or with a residual); so do fp32 rows (8192 x 8192 LayerNorm 97.4%
-//     against block4's 78.3%).
+//     statistics (balanced.cuh) where chapter 07's kernel reduces twice: faster than chapter 07,
+//     or level. Rows that leave the last warp part idle take two reductions in block4 too, and
+//     were slower there, so they stay with chapter 07 (below 1537 chunks, or with a residual);
+//     so do fp32 rows, where block4 was far behind.
 //  8. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 Choice choose(const Problem& p) {

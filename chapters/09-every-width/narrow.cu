@@ -100,10 +100,8 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       throw std::logic_error(std::string("ch09: ") + c.name + " has no LayerNorm kernel");
     } else {
       // The one-reduction statistics (balanced.cuh) on rows that fill the group exactly, up to
-      // 4 vectors a lane: H100, 2026-11-26, chapter 09's LayerNorm, two rounds, two reductions
-      // against one: bf16 8192 x 1024 (narrow32x4) 49.5% against 53.5%, fp16 32768 x 1024 83.0%
-      // against 83.4%; bf16 8192 x 512, x 768, 65536 x 128 even. With 8 (fp32 8192 x 1024,
-      // narrow32x8) 67.8% against 66.7%: those keep chapter 07's two.
+      // 4 vectors a lane, where they measured faster or even. With 8 (narrow32x8) they were
+      // slower: those keep chapter 07's two (chapter 09's page has the figures).
       if constexpr (kCentre && c.aligned && c.vectors <= 4) {
         if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
           norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
