@@ -38,10 +38,10 @@ inline constexpr int kClusterLeastBlocks = 2;
 
 // Rows a block holds at once, in turn (stages): one waiting for its statistics to be
 // finished and normalised, one being reduced, and on the 16-byte grid one more on its way
-// (cp.async); rows off the grid come through registers as they are reduced. Measured on an
-// H100 at bf16 512 x 65536: 3 stages (one row copied ahead) against 4 (two ahead, so 3 blocks of
-// 256 an SM instead of 4), RMSNorm 80.4% against 75.6%, LayerNorm 63.1% against 53.7% of the
-// copy roof; add + RMSNorm, whose stages hold the residual too, even (87.2%).
+// (cp.async); rows off the grid come through registers as they are reduced. 3 stages (one
+// row copied ahead) measured faster than 4 (two ahead, so 3 blocks of 256 an SM instead of 4);
+// add + RMSNorm, whose stages hold the residual too, came out even (chapter 10's page has the
+// figures).
 __host__ __device__ constexpr int stages(bool aligned) {
   return aligned ? 3 : 2;
 }
@@ -62,11 +62,11 @@ __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
 // values in the same butterfly, so each gets the same bits, and every block normalises with
 // the same statistics. operator() does both at once.
 // What it replaces (ex10's exchange): each block writes its total into its own slot,
-// cluster.sync(), then reads every block's slot through DSMEM. Traced on an H100 at bf16
-// 512 x 65536 RMSNorm (book/results/runs/2026-11-26-h100-ch10-push), that barrier took 2.6 of
-// a row's 5.2 us and the reads 0.7 more. The pushed bytes take as long to land (2 to 3 us
-// under that load), but nothing else waits for them: no reads after, no
-// barrier at the end, and the kernel finishes a row's last sum a row after starting it.
+// cluster.sync(), then reads every block's slot through DSMEM. Traced (chapter 10's page has
+// the trace), that barrier and the reads after it took more than half of a row's time. The
+// pushed bytes take as long to land under that load, but nothing else waits for them: no reads
+// after, no barrier at the end, and the kernel finishes a row's last sum a row after starting
+// it.
 // Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
 // exchange e + 4 only after finishing an exchange that every block starts only after it has
 // finished e (RMSNorm: e + 2; LayerNorm: a later row's mean, e + 2 after a mean and e + 3

@@ -102,7 +102,8 @@ __device__ Moments merge_parts(const Moments* parts, std::int64_t count, std::in
 
 // merge_parts by the block's first warp alone, its result shared with the block through shared
 // memory: one warp of each block reads the parts, not every warp (with every warp of a
-// 256-block grid reading the same 256 parts at once, the merge took 13 us a row).
+// 256-block grid reading the same 256 parts at once, the merge was a large share of a row's
+// time).
 template <int kBatch>
 __device__ Moments block_merge_parts(const Moments* parts, std::int64_t count) {
   __shared__ Moments merged;
@@ -121,9 +122,9 @@ __device__ Moments block_merge_parts(const Moments* parts, std::int64_t count) {
 // run of about count / warps of them, merged as merge_parts does), then the warps' results
 // merged in warp order: each part is still read once a block, but in one round of loads instead
 // of count / 32 / kBatch rounds by one warp. Every block merges in the same order, so every
-// block normalises with the same statistics. Measured against block_merge_parts<4> in the held
-// whole-GPU kernel (H100, 2026-11-27, book/results/runs/2026-11-27-h100-held-parameters/): fp32
-// LayerNorm 32 x 2097152 58.4-58.6% -> 59.9-60.1% of the copy roof, level at 16 x 4194304.
+// block normalises with the same statistics. In the held whole-GPU kernel it measured a little
+// faster than block_merge_parts<4> or level (in the held form's run that chapter 10's page
+// names).
 __device__ inline Moments block_merge_parts_by_warps(const Moments* parts, int count) {
   __shared__ Moments by_warp[device::kWarpSize];
   const int warps = static_cast<int>(blockDim.x) / device::kWarpSize;

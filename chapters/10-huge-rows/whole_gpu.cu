@@ -273,11 +273,9 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 // pair p go to half (p % 2) of the scratch's four rows of parts: a block writes that half
 // again only for pair p + 2, after the barrier of pair p + 1, which no block passes before
 // every block has merged pair p. In place is safe: a thread reads and writes only its own
-// chunks, and reads row r + 1's chunk before it writes it. Measured against the lean kernel
-// (H100, two rounds, book/results/runs/2026-11-27-h100-whole-gpu-pairs/): fp32 LayerNorm
-// 2 x 9437184 58.9% -> 69.5-69.7% of the copy roof, RMSNorm 63.7% -> 68.6-68.9%, LayerNorm
-// 16 x 6291456 44.0% -> 54.0-54.2%; one row alone 3 points slower than the lean kernel, which
-// keeps it. Prefetching row r + 1 into L2 at the start was slower (66.4-66.8% at 2 x 9437184).
+// chunks, and reads row r + 1's chunk before it writes it. Measured faster than the lean
+// kernel on two rows or more; one row alone was slower, so the lean kernel keeps it.
+// Prefetching row r + 1 into L2 at the start was slower. Chapter 10's page has the figures.
 inline constexpr int kPairVectors = 8;  // in registers, as the lean kernel (two blocks an SM)
 
 template <bool kCentre>
@@ -389,20 +387,18 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 // at most kHeldVectors vectors a thread over every block the GPU holds at once. What changed
 // from the lean kernel: there the parameters (for LayerNorm weight and bias, as many bytes as
 // two rows) were read again for every row, and L2, with x and y streaming past, kept too few of
-// them: Nsight Compute counted 766 MB read from DRAM at LayerNorm 16 x 4194304, where the bytes
-// model reads 302 MB. Here each thread puts the parameters under its chunks into shared memory
-// once, before the first row, and reads them from there for every row; what does not fit (bias
+// them: Nsight Compute counted far more DRAM reads than the bytes model's. Here each
+// thread puts the parameters under its chunks into shared memory once, before the first row,
+// and reads them from there for every row; what does not fit (bias
 // past its first kSharedShifts vectors) comes from L2, asked to keep it, loaded while the block
 // waits at the barrier. Shared memory so no longer holds part of the row: the row lives in
 // registers alone, and the next row is not copied on chip ahead of time but prefetched into L2
 // (a 4 KiB bulk prefetch a vector a block, sm_90) once the block has read this one, so DRAM
 // streams it while the block waits at the barrier and stores; the block then loads it from L2.
 // Prefetched earlier (as soon as the row's loads are issued) or two rows ahead, two rows
-// outgrew what L2 keeps: 3 to 12 points of the copy roof lower; after the barrier, LayerNorm lost
-// 3 and RMSNorm gained 5. Measured against the lean kernel (H100, two rounds, book/results/runs/
-// 2026-11-27-h100-held-parameters/): fp32 LayerNorm 16 x 4194304 45.1-45.2% -> 71.7-71.9% (DRAM
-// reads 766 MB -> 319 MB), RMSNorm 65.4% -> 66.8%, LayerNorm 32 x 2097152 51.2% -> 60.3-60.4%;
-// at 4 vectors a thread (64 x 1048576) 6 points slower, hence kHeldFewestVectors.
+// outgrew what L2 keeps, and were slower; after the barrier, LayerNorm lost and RMSNorm gained.
+// Measured faster than the lean kernel, its DRAM reads close to the model's; at 4 vectors a
+// thread slower, hence kHeldFewestVectors. Chapter 10's page has the figures.
 constexpr int kHeldVectors = 16;
 constexpr int kHeldFewestVectors = 6;  // fewer: the lean kernel (4 vectors measured slower here)
 constexpr int kSharedShifts = 11;      // 16 + 11 slots of 4 KiB a block: two blocks an H100 SM
