@@ -63,13 +63,10 @@ int resident_blocks(unsigned int threads) {
 // take, so that fewer than `rounds` blocks sit out the last round (up to fit - 1 before). What
 // changed: the grid was min(items, fit). At 2048 rows on an H100's 132 blocks, 68 blocks took
 // a 16th row while 64 sat idle, the last round on half the SMs (LayerNorm without the column
-// sums ran 0.5 to 0.9 points of the copy roof lower at 2048 rows than at 1980 and 2112, whose
-// rounds are full; RMSNorm showed no such dip). 128 blocks of 16 rows take the same 16 rounds
-// with every block busy to the end, and store 4 fewer partial rows. Measured (H100,
-// book/results/runs/2026-11-27-h100-even-rounds/, two rounds): fp32 2048 x 8192 LayerNorm
-// backward 82.4-82.7% -> 83.4-83.8% of the copy roof, bf16 4096 x 8192 +0.5 to +0.7 points,
-// 8192 x 576 (the narrow kernels' grid) +0.6 to +1.3, fp32 300 x 4096 RMSNorm 34.7-34.9% ->
-// 37.7-38.2%; RMSNorm at 2048 x 8192 and bf16 16384 x 4096 level.
+// sums ran slower at 2048 rows than at 1980 and 2112, whose rounds are full; RMSNorm showed no
+// such dip). 128 blocks of 16 rows take the same 16 rounds with every block busy to the end,
+// and store 4 fewer partial rows. Measured faster or level, the narrow kernels' grid too
+// (chapter 08's page has the figures).
 inline std::int64_t even_grid(std::int64_t items, std::int64_t fit) {
   const std::int64_t rounds = (items + fit - 1) / fit;
   return (items + rounds - 1) / rounds;
@@ -91,9 +88,8 @@ int vectors_for(std::int64_t chunks) {
 // dweight (and dbias) from sums_rows partial rows each, in one launch: a block a tile of either
 // gradient, started early by programmatic dependent launch (sm_90: it waits for the grid before
 // it to finish before it reads). One launch for both, not one each, and float4 loads: measured
-// (H100, 2026-11-26, book/results/runs/2026-11-26-h100-column-sums/column-sums/) bf16
-// 8192 x 576 LayerNorm backward 40.3-40.5% -> 45.0-45.4% of the copy roof, fp32 2048 x 8192
-// 81.5% -> 82.3-82.6%; RMSNorm, one launch before too, within 0.3 points.
+// faster for LayerNorm backward; RMSNorm, one launch before too, level (chapter 08's page has
+// the figures).
 template <typename T, typename P>
 void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows, bool centre,
                  cudaStream_t stream) {
@@ -113,13 +109,10 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   // In one wave: with float4 loads a thread takes 45 registers (CUDA 13.0), 2 blocks an SM, and
   // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 and 3 blocks
   // an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let ptxas
-  // take more). There the kernel built for 4 blocks an SM runs instead. Measured (H100,
-  // book/results/runs/2026-11-27-h100-even-rounds/, three rounds alternated): fp32 2048 x 8192
-  // LayerNorm backward 83.5-83.7% -> 84.1-84.5% of the copy roof, bf16 4096 x 8192 80.8-81.0%
-  // -> 81.6-81.7%; the sums of one partial row alone under Nsight Compute 4.0-5.0 us -> 3.5-4.3 us.
-  // Where one wave holds the blocks anyway the 4-block build gained nothing (bf16 8192 x 576 and
-  // 1000 x 12288 0.4 to 1 point lower, within what the run order moved unchanged kernels), so it is
-  // not taken there.
+  // take more). There the kernel built for 4 blocks an SM runs instead: measured faster, and the
+  // sums alone shorter under Nsight Compute (chapter 08's page has the figures). Where one wave
+  // holds the blocks anyway the 4-block build gained nothing (its differences were within what
+  // the run order moved unchanged kernels), so it is not taken there.
   const unsigned int blocks = config.gridDim.x;
   const bool one_wave =
       blocks <=
@@ -147,10 +140,10 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
   }
   // (b) A persistent grid: at most as many blocks as fit the SMs at once (at most
   // kMostBlocksPerSm each), in even rounds (even_grid), each walking every gridDim.x-th row and
-  // storing one partial row. Loading a row ahead where it costs no block an SM: measured on an H100
-  // (bf16 16384 x 4096), RMSNorm's kernel went from 80 to 95 registers, 3 blocks of 256 threads an
-  // SM to 2, and from 77.4% of the copy roof to 74.6%; LayerNorm's from 100 to 108, 2 blocks either
-  // way, and 62.0% to 67.7%.
+  // storing one partial row. Loading a row ahead where it costs no block an SM: at bf16
+  // 16384 x 4096 RMSNorm's kernel went from 80 to 95 registers, 3 blocks of 256 threads an SM to
+  // 2, and was slower; LayerNorm's from 100 to 108, 2 blocks either way, and was faster (chapter
+  // 08's page has the figures).
   constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
   constexpr auto ahead =
       backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;

@@ -247,18 +247,15 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // it (the weight's load and its null test stood between them). Rows off the 16-byte grid
   // still load chunk by chunk: loading them whole spilled the 16-bit 4-vector RMSNorm kernels.
   constexpr bool kWholeRow = kAhead || kAligned;
-  // The weight's loads predicated (load_scale) where that was measured to pay, alone (H100,
-  // 2026-11-25, book/results/runs/2026-11-25-h100-loads-ahead/variants-1): bf16 16384 x 4096
-  // LayerNorm 67.5% -> 70.3% of the copy roof, fp32 2048 x 8192 RMSNorm 81.2% -> 83.6%.
-  // 16-bit RMSNorm's kernel went from 80 to 94 registers and 3 blocks an SM to 2, and fell from
-  // 86.1% to 68.7%. Rows off the 16-byte grid spill with it.
+  // The weight's loads predicated (load_scale) where that was measured to pay, alone (chapter
+  // 08's page has the figures): LayerNorm, and fp32 RMSNorm. 16-bit RMSNorm's kernel went from
+  // 80 to 94 registers and 3 blocks an SM to 2, and was far slower. Rows off the 16-byte grid
+  // spill with it.
   constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
   // 16-bit LayerNorm, aligned, 2 vectors a thread: the weight is held in registers for all the
-  // block's rows (HeldWeight), so no row waits on it. Measured alone (H200, runs/
-  // 2026-11-26-h200-held-weight/): LayerNorm backward bf16 16384 x 4096 57.0% -> 60.6% of the
-  // copy roof, 4096 x 8192 42.1% -> 46.0%, fp16 16384 x 4096 58.3% -> 62.3%. Not for RMSNorm:
-  // at 16384 x 4096 its registers went from 80 to 103, 3 blocks an SM to 2, and it fell from
-  // 72.8% to 68.4% (it won at 4096 x 8192 and 8192 x 576, where the block count did not drop).
+  // block's rows (HeldWeight), so no row waits on it; measured faster alone (chapter 08's page
+  // has the figures). Not for RMSNorm: at 16384 x 4096 its registers went from 80 to 103, 3
+  // blocks an SM to 2, and it was slower (it won only where the block count did not drop).
   // Not for fp32 (level), nor wider kernels (they spill).
   // Measured on sm_90 only: built for sm_75, 80 and 89 these kernels spill (CI's older-GPU
   // build), so there the weight is loaded for each row as before. And measured with weights in
@@ -269,12 +266,10 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
                                sizeof(T) == 2 && sizeof(P) == sizeof(T);
   // fp32 rows off the 16-byte grid: after the first pass a chunk of dy is needed only as
   // g = dy * scale, which fits the same registers, so it is kept in their place and the dx pass
-  // loads no weight (there element by element). Measured with every fp32 row of up to 4
-  // vectors doing it (H100, book/results/runs/2026-11-27-h100-even-rounds/logs/y9-keep-g.log):
-  // fp32 4097 x 1025 RMSNorm backward 49.8-50.1% -> 58.5-59.2% of the copy roof, LayerNorm
-  // 45.0-45.4% -> 45.8-46.4%. Not for aligned rows, where it was mixed (fp32 2048 x 8192
-  // LayerNorm 1 point slower, 8192 x 4096 0.8 faster), nor 16-bit rows (g would be rounded to 16
-  // bits), nor the 8-vector kernel (fp32 RMSNorm past 8192 columns), which spills with it.
+  // loads no weight (there element by element). Measured faster with every fp32 row of up to 4
+  // vectors doing it, RMSNorm most (chapter 08's page has the figures). Not for aligned rows,
+  // where it was mixed, nor 16-bit rows (g would be rounded to 16 bits), nor the 8-vector kernel
+  // (fp32 RMSNorm past 8192 columns), which spills with it.
   constexpr bool kKeepG = sizeof(T) == 4 && kVectors <= 4 && !kAligned;
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
