@@ -75,12 +75,11 @@ enum class FusedKernel {
 const char* name_of(FusedKernel kernel);
 
 // [fused_choice_rule]
-/// The kernel fused_rmsnorm_linear runs for a shape. Measured (H100,
-/// book/results/runs/2026-11-27-h100-ch11-packed/): the packed warp split is faster than the
-/// cluster kernel at every token count through 576 x 960 and at up to 16 tokens through every
-/// weight measured (to 4096 x 6144); at 64 tokens through 2048 x 2560 and 4096 x 6144 the
-/// cluster kernel is, as each of the warp split's blocks reads all of x (the same with the
-/// cluster kernel rebuilt on wgmma, H200, book/results/runs/2026-11-27-h200-ch11-wgmma/).
+/// The kernel fused_rmsnorm_linear runs for a shape. Measured (chapter 11's page has the
+/// figures): the packed warp split is faster than the cluster kernel at every token count
+/// through 576 x 960 and at up to 16 tokens through every weight measured (to 4096 x 6144); at
+/// 64 tokens through 2048 x 2560 and 4096 x 6144 the cluster kernel is, as each of the warp
+/// split's blocks reads all of x (the same with the cluster kernel rebuilt on wgmma).
 /// kWarpSplitMostWeights is a round number between the measured 576 x 960 and 2048 x 2560, not
 /// measured itself.
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;

@@ -29,13 +29,13 @@ struct PathRule {
 
 inline constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 
-/// The table, as measured (`ch11_flashnorm`, CUDA-graph replays, on an H200 and an H100,
-/// 2026-11-27; the book's Measured section has the 18 rows): the fused path (the packed warp
+/// The table, as measured (`ch11_flashnorm`, CUDA-graph replays, on an H200 and an H100;
+/// chapter 11's page has the 18 rows in its Measured section): the fused path (the packed warp
 /// split) is fastest up to 16 tokens through every weight up to 4096 x 6144 (through 4096 x 6144,
 /// whose W* does not stay in L2, only since its block of 8 warps two an SM: with one block of 16
-/// warps it was 0.95x of plain on the H200), and up to 64 tokens through weights up to
-/// 1024 x 1024 (576 x 960: 5.0-5.3 against 7.1-7.2 us; 2048 x 2560 was slower, the bound between
-/// them is a round number); norm + cuBLAS everywhere else (at 64 tokens through 2048 x 2560 and
+/// warps it was slower than plain on the H200), and up to 64 tokens through weights up to
+/// 1024 x 1024 (faster through 576 x 960, slower through 2048 x 2560; the bound between them is
+/// a round number); norm + cuBLAS everywhere else (at 64 tokens through 2048 x 2560 and
 /// 4096 x 6144 the fused kernels read x once for every few columns). The deferred path, whose
 /// row scale is a third launch on CUDA 13.0's cuBLASLt, is never fastest. A fused rule must keep
 /// most_rows <= kFusedMaxRows.

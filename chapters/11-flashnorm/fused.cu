@@ -14,7 +14,7 @@
 //   all of K, each warp every so many units of 32 rows of K, multiplied by mma.sync with x read
 //   straight into registers too; the block adds its warps' sums once, in warp order. No
 //   cluster, no shared memory on the way in: at one token through 576 -> 960 the exchange of
-//   the first cluster kernel was 1.9 of a block's 3.4 us (H200 trace).
+//   the first cluster kernel took more than half of a block's time (traced; chapter 11's page).
 // - Over the blocks of a thread-block cluster (chapter 10), fused_kernel: a block covers 192
 //   columns for an eighth of K, multiplied by Hopper's warpgroup wgmma with x staged in shared
 //   memory once a block; the cluster adds its blocks' sums through distributed shared memory,
@@ -28,7 +28,7 @@
 // What changed from this chapter's first fused kernel (a CUDA-core GEMV that split K over
 // independent blocks and summed fp32 partials in global memory, the last block of a column
 // tile finishing): it re-read W* for every 8 tokens and waited on each load it made, and lost to
-// norm + cuBLAS on 17 of 18 shapes (book/results/runs/2026-11-26-h200-ch11-fused/).
+// norm + cuBLAS on nearly every shape (chapter 11's page).
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
 
@@ -71,7 +71,7 @@ constexpr int kSumSkew = 4;                     // floats after each row of sums
 // and x copied into a ring of shared memory and read back by ldmatrix): it read W* 32 bytes a
 // row of K and waited for its ring every step of 16 rows; it won through 576 x 960 and
 // 768 x 960 and lost to the cluster kernel through wider weights, 2048 x 2560 among them
-// (book/results/runs/2026-11-26-h100-ch11-split/).
+// (chapter 11's page).
 constexpr int kUnitRows = static_cast<int>(kPackRows);   // rows of K a unit: two m16n8k16 steps
 constexpr int kColsATile = static_cast<int>(kPackCols);  // columns of W* a tile: one m16n8k16
 
@@ -220,11 +220,7 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
 // What changed: x's loads now go out before W*'s in each unit (measured alone too, on an H100
 // and an H200), and each output's thread adds its row's squares itself, where one
 // thread a row took 1/RMS into shared memory behind a second barrier. Measured beside the
-// previous kernel, alternated, three rounds (H200, 2026-11-27,
-// book/results/runs/2026-11-27-h200-ch11-one-barrier/): 16 tokens through 2048 x 2560
-// 1.28-1.29x -> 1.31-1.33x over plain, one token 1.50-1.51x -> 1.53-1.55x, 16 tokens through
-// 576 x 960 1.97-2.06x -> 2.10-2.12x; 64 tokens through 576 x 960 level (1.38-1.39x ->
-// 1.36-1.37x, its fused times 5.12-5.22 -> 5.13-5.24 us).
+// previous kernel: faster at 1 and 16 tokens, level at 64 (chapter 11's page names the runs).
 template <int kMTiles, int kTiles, int kSplitWarps>
 __device__ __forceinline__ void finish_warp_split(const PackedCall& c, const Lane& l,
                                                   int first_tile,
@@ -313,20 +309,14 @@ void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
 // The warp split's block for a call. Up to 16 tokens through K past 1024: 3 tiles (24 columns)
 // a block, 16 warps of 4 units (2048 rows of K in flight at once), or, through weights too large
 // to stay in L2 between calls, 8 warps of 4 units, two blocks an SM; otherwise a tile a block, 8
-// warps of 3 units, and tokens padded to 16, 32 or 64. Measured on an H100, each beside the
-// others in one process (book/results/runs/2026-11-27-h100-ch11-packed/): 16 tokens through
-// 2048 x 2560, 3 tiles of 16 warps 6.2 us, 3 of 8 warps 6.5, 4 tiles of 8 or 16 warps 6.4 to
-// 6.6, 1 or 2 tiles 7.6 to 8.4 (107 blocks of 3 tiles leave fewer bytes to each SM than 80 of
-// 4, and 1 or 2 tiles take more blocks than the SMs hold at once); through 576 x 960 the
-// one-tile block within 0.15 us of the best at 1 and 16 tokens and the best at 64 (5.2 us
-// against 5.3 to 7.9). Through 4096 x 6144 (W* 50 MB, read from DRAM every call) the 3-tile
-// block of 8 warps, two an SM, is the faster (H200, 2026-11-27,
-// book/results/runs/2026-11-27-h200-ch11-one-barrier/, two rounds: 16 tokens 14.3-14.7 us against
-// 18.6-18.7, one token 12.9-13.5 against 17.1; H100 21.3-21.4 against 21.5, 20.4 against 20.8),
-// and the slower through 2048 x 2560 (6.7 against 5.8-6.3 us on both), where W* stays in L2.
-// (Nsight Compute, same results folder: two blocks an SM keep DRAM busier, 48% of its peak
-// against 37% at 16 tokens through 4096 x 4097 and 4096 x 4095, and take 256 blocks of 3 tiles
-// in 0.97 of a wave where one block needs 1.94.)
+// warps of 3 units, and tokens padded to 16, 32 or 64. Each was measured beside the others in
+// one process (chapter 11's page has the figures). At 16 tokens through 2048 x 2560 the 3-tile
+// block of 16 warps came first: 107 blocks of 3 tiles leave fewer bytes to each SM than 80 of 4,
+// and 1 or 2 tiles take more blocks than the SMs hold at once. Through 576 x 960 the one-tile
+// block was the best or close to it at 1, 16 and 64 tokens. Through 4096 x 6144 (W* 50 MB, read
+// from DRAM every call) the 3-tile block of 8 warps, two an SM, is the faster, and the slower
+// through 2048 x 2560, where W* stays in L2. (Nsight Compute: two blocks an SM keep DRAM busier,
+// and take 256 blocks of 3 tiles in about one wave where one block needs two.)
 // kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
 
 template <bool kAligned>
@@ -359,10 +349,10 @@ void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
 // back and waits once.
 constexpr int kGroupCols = 64;  // columns of W* a warpgroup: wgmma's m64
 constexpr int kGroupThreads = 4 * device::kWarpSize;
-// Warpgroups a block: 192 columns of W*. Measured at 64 tokens through 2048 -> 2560 (H200,
-// book/results/runs/2026-11-27-h200-ch11-wgmma/): one warpgroup (40 column tiles of 8 blocks,
-// x read from L2 by 40) 11.5-11.7 us a replay, two (20 tiles, 160 blocks: more than one wave at
-// one block an SM) 13.5-14.2, three (14 tiles, 112 blocks) 9.6-9.8.
+// Warpgroups a block: 192 columns of W*. Measured at 64 tokens through 2048 -> 2560, three
+// (14 column tiles, 112 blocks) were faster than one (40 column tiles of 8 blocks, x read from
+// L2 by 40) or two (20 tiles, 160 blocks: more than one wave at one block an SM); chapter 11's
+// page has the figures.
 constexpr int kGroups = 3;
 constexpr int kBatchUnits = 8;  // units of 32 rows of K staged at once
 // ... where x's rows are on the 16-byte grid; a chunk of an unaligned row is loaded element by
