@@ -93,53 +93,35 @@ namespace {
 // [dispatch]
 // The decision table: the first rule that matches names a chapter, whose kernel for the op runs
 // the call (its default_for_op one where it has several, or the one the rule's path names).
-// Measured on an H100 unless said (% of the copy roof, every kernel in the same run; bf16):
+// Each rule was measured against chapter 07's kernel in the same run (chapter 09's and chapter
+// 10's pages have the figures):
 //  1. backward: chapter 08's deterministic kernel. Its dweight and dbias are partial sums added
 //     in a fixed order, so a training step gives the same bits on every run.
 //  2. narrow rows: when chapter 09's own table picks one of its narrow kernels (cols <= 1024, a
-//     group of lanes per row, reductions by shuffles alone). 8192 x 576 LayerNorm: 39.8% against
-//     chapter 07's 36.8%, whose block per row leaves a quarter of its threads idle.
+//     group of lanes per row, reductions by shuffles alone): faster than chapter 07's block per
+//     row, which leaves a quarter of its threads idle on such rows.
 //  3. few rows (<= 64): when chapter 09's table splits each row over a block of up to 1024
-//     threads. The time is latency, not bandwidth: 32 x 4096 add + RMSNorm 5.9 us against
-//     chapter 07's 8.6 us.
+//     threads. The time is latency, not bandwidth, and a row split over more threads finishes
+//     sooner than in chapter 07's block.
 //  4. few rows (<= 64) wider than chapter 07's registers hold (more than 3072 chunks of 16
 //     bytes, 2048 off the 16-byte grid): chapter 10. Chapter 07 streams such a row through one
-//     block, so a few of them leave most SMs idle: 16 x 4194304 fp32 LayerNorm 71.7% of the copy
-//     roof against 6.5%, 2 x 9437184 58.8% against 1.1%. With many such rows chapter 07's blocks
-//     fill the GPU and it stays: 512 x 65536 bf16 LayerNorm 41.0% against chapter 10's cluster
-//     at 35.3% (RMSNorm 54.7% against 60.3%, add + RMSNorm level), until rules 6 and 7.
+//     block, so a few of them leave most SMs idle, and chapter 10 is many times faster. With
+//     many such rows chapter 07's blocks fill the GPU and it stays, until rules 6 and 7.
 //  5. many rows of at most 1024 aligned 16-byte chunks (8192 bf16 columns): chapter 09's block
-//     per row with its register cap sized to the block (its table's rules 3 and 4). 4096 x 8192
-//     bf16 add + LayerNorm: 87.3% against chapter 07's 70.9%, add + RMSNorm 92.7% against 87.8%
-//     (H100, 2026-11-25, one device call). And 16-bit LayerNorm rows of up to 2048 chunks that
-//     whole warps of its block4 fill (its rule 7): bf16 2048 x 12288 LayerNorm 71.1-71.3%
-//     against 52.8-53.1% (H100, 2026-11-27); and 16-bit RMSNorm and LayerNorm rows of up to
-//     2048 chunks where a 4-vector block fits an SM once (its rule 5, block8_256x2, two rows an
-//     SM): bf16 4096 x 16384 RMSNorm 91.8-91.9% against 77.1%, LayerNorm 84.7% against 68.6-69.0%;
-//     and add + norm rows of exactly 2048 chunks (its rule 6, block2): add + RMSNorm 98.0%
-//     against 96.8-96.9%.
+//     per row with its register cap sized to the block (its table's rules 3 and 4): ahead of or
+//     level with chapter 07's, far ahead with a residual. And 16-bit LayerNorm rows of up to 2048
+//     chunks that whole warps of its block4 fill (its rule 7); 16-bit RMSNorm and LayerNorm rows
+//     of up to 2048 chunks where a 4-vector block fits an SM once (its rule 5, block8_256x2, two
+//     rows an SM); and add + norm rows of exactly 2048 chunks (its rule 6, block2): each faster
+//     there than chapter 07's.
 //  6. many rows on the 16-byte grid of a MiB or more (65536 chunks: 262144 fp32 or 524288
 //     16-bit columns, wider than a cluster holds): chapter 10, whose chooser takes the whole GPU
-//     or the split row. H100, 2026-11-27 (normlab tour, chapter 10's choice against chapter
-//     07's): fp32 512 x 262144 LayerNorm 62.9% against 46.8%, RMSNorm 63.2% against 62.4%,
-//     add + LayerNorm 75.8% against 63.4%, add + RMSNorm 78.6% against 76.6%; fp32 128 x
-//     1048576 56.5% against 35.7%, 59.0% against 48.9%, 69.4% against 52.6%, 75.8% against
-//     66.1%; bf16 128 x 1048576 42.1% against 25.9%, 49.1% against 41.2%, 60.9% against 38.9%,
-//     65.6% against 52.3%; fp32 100 x 2097152 LayerNorm 61.0% against 30.9%. Narrower, chapter
-//     07 can win: bf16 256 x 262152 (32769 chunks) add + RMSNorm 65.2% against chapter 10's
-//     42.5%, add + LayerNorm 53.2% against 52.7%.
+//     or the split row, faster than chapter 07 on every op from a MiB a row. Narrower, chapter
+//     07 can win, so rows between a cluster and a MiB stay with it.
 //  7. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
 //     cluster entry, which refuses GPUs without clusters and rows wider than it holds, 512 KiB
-//     (chapter 07 then runs them, as the op's default). It declared 131072 columns for every
-//     dtype until 2026-11-27, so 16-bit rows of 131073 to 262144 columns went to chapter 07:
-//     bf16 128 x 262144 RMSNorm 79.2% against 37.7%, LayerNorm 57.9% against 24.4%, add +
-//     RMSNorm 84.9% against 51.5%, add + LayerNorm 58.6% against 37.7% (H100, normlab tour). Since
-//     its exchange pushes sums by st.async (2026-11-26, one device call, the chapter's cluster
-//     beside chapter 07): 512 x 65536 bf16 RMSNorm 81.4% against 54.5%, LayerNorm 63.7%
-//     against 40.7%, add + RMSNorm 86.9% against 68.0%, add + LayerNorm 66.5% against 56.4%; fp32
-//     256 x 65536 78.9% against 55.2%, 57.4% against 42.7%, 86.5% against 72.4%, 60.8%
-//     against 59.9%; fp32 1024 x 32768 RMSNorm 89.9% against 60.5%. (Before it, on an H200, fp32
-//     rows stayed with chapter 07.)
+//     (chapter 07 then runs them, as the op's default). With its exchange pushed by st.async it
+//     is faster than chapter 07 on every op, fp32 rows too.
 //  8. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel

@@ -171,13 +171,11 @@ __device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool 
   if constexpr (kAligned && sizeof(T) == 2) {
     // One 128-bit store, written out in PTX (st.global.v4). A plain assignment of a vector of
     // 16-bit elements let the compiler split some of them into four 32-bit stores, each store
-    // of a warp then touching four times the sectors (Nsight Compute: a third of chapter 09's
-    // sectors at bf16 4096 x 8192 were such). The "memory" clobber keeps every load and store
-    // on its side. Measured on an H100 (book/results/runs/2026-11-26-h100-backward-narrow/
-    // stores/): chapter 10's kernels gained up to 2 points (bf16 512 x 65536 RMSNorm 80.5% ->
-    // 82.3%), chapters 07 to 09 moved by less than a point. fp32 rows keep the plain store:
-    // written out, it won chapter 10's fp32 kernels 2 points at 2048 x 8192 but cost chapter
-    // 09's LayerNorm, which the dispatcher picks there, a point.
+    // of a warp then touching four times the sectors (Nsight Compute found many such stores in
+    // chapter 09's kernels). The "memory" clobber keeps every load and store on its side.
+    // Measured: chapter 10's kernels gained a little, chapters 07 to 09 hardly moved (the run is
+    // kept in book/results). fp32 rows keep the plain store: written out, it sped up chapter
+    // 10's fp32 kernels but slowed chapter 09's LayerNorm, which the dispatcher picks there.
     if (first < cols) {
       const uint4 words = same_bits<uint4>(v);
       asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(row + first), "r"(words.x),
