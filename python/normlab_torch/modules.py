@@ -6,34 +6,35 @@ import torch
 from . import ops
 
 
-def _last_dimension(normalized_shape):
-    """normlab normalises the last dimension: an int, or a shape of one dimension."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if len(shape) != 1:
-        raise ValueError(f"normalized_shape is {shape}; normlab normalises over the last "
-                         "dimension only")
-    return shape[0]
+def _shape(normalized_shape):
+    """normalized_shape as a tuple: an int is one dimension."""
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
 
 
-def _parameter(size, fill, device, dtype):
-    return torch.nn.Parameter(torch.full((size,), fill, device=device, dtype=dtype))
+def _parameter(shape, fill, device, dtype):
+    return torch.nn.Parameter(torch.full(shape, fill, device=device, dtype=dtype))
+
+
+def _trailing(normalized_shape):
+    """What the ops take for the norm's dimensions: None for the last one alone (the ops' own
+    case), else the shape (several trailing dimensions)."""
+    return normalized_shape if len(normalized_shape) > 1 else None
 
 
 class RMSNorm(torch.nn.Module):
-    """torch.nn.RMSNorm over the last dimension, by normlab; gemma=True scales by
-    (1 + weight) (then initialised to 0). eps=None means torch.finfo(x.dtype).eps, as in
-    torch.nn.RMSNorm."""
+    """torch.nn.RMSNorm by normlab, over its normalized_shape (the last dimension, or several);
+    gemma=True scales by (1 + weight) (then initialised to 0). eps=None means
+    torch.finfo(x.dtype).eps, as in torch.nn.RMSNorm."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, gemma=False,
                  device=None, dtype=None):
         super().__init__()
-        self.normalized_shape = (_last_dimension(normalized_shape),)
+        self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         self.gemma = gemma
         if elementwise_affine:
-            self.weight = _parameter(self.normalized_shape[0], 0.0 if gemma else 1.0, device,
-                                     dtype)
+            self.weight = _parameter(self.normalized_shape, 0.0 if gemma else 1.0, device, dtype)
         else:
             self.register_parameter("weight", None)
 
@@ -48,7 +49,8 @@ class RMSNorm(torch.nn.Module):
 
     def forward(self, x):
         eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        return ops.rms_norm(x, self.weight, eps, self.gemma)
+        return ops.rms_norm(x, self.weight, eps, self.gemma,
+                            normalized_shape=_trailing(self.normalized_shape))
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -56,17 +58,18 @@ class RMSNorm(torch.nn.Module):
 
 
 class LayerNorm(torch.nn.Module):
-    """torch.nn.LayerNorm over the last dimension, by normlab."""
+    """torch.nn.LayerNorm by normlab, over its normalized_shape (the last dimension, or
+    several)."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        self.normalized_shape = (_last_dimension(normalized_shape),)
+        self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        cols = self.normalized_shape[0]
-        self.weight = _parameter(cols, 1.0, device, dtype) if elementwise_affine else None
-        self.bias = _parameter(cols, 0.0, device, dtype) if elementwise_affine and bias else None
+        shape = self.normalized_shape
+        self.weight = _parameter(shape, 1.0, device, dtype) if elementwise_affine else None
+        self.bias = _parameter(shape, 0.0, device, dtype) if elementwise_affine and bias else None
 
     @classmethod
     def from_torch(cls, module):
@@ -81,7 +84,8 @@ class LayerNorm(torch.nn.Module):
         return norm
 
     def forward(self, x):
-        return ops.layer_norm(x, self.weight, self.bias, self.eps)
+        return ops.layer_norm(x, self.weight, self.bias, self.eps,
+                              normalized_shape=_trailing(self.normalized_shape))
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -90,15 +94,10 @@ class LayerNorm(torch.nn.Module):
 
 def replace_norms(model):
     """Replaces every torch.nn.RMSNorm and torch.nn.LayerNorm inside @p model by normlab's
-    (from_torch) and returns how many it replaced. A norm over several trailing dimensions
-    raises ValueError naming it, having replaced nothing."""
+    (from_torch) and returns how many it replaced."""
     kinds = {torch.nn.RMSNorm: RMSNorm, torch.nn.LayerNorm: LayerNorm}
     found = [(name, module) for name, module in model.named_modules()
              if name and type(module) in kinds]
-    for name, module in found:
-        if len(module.normalized_shape) != 1:
-            raise ValueError(f"{name}: normalized_shape is {tuple(module.normalized_shape)}; "
-                             "normlab normalises over the last dimension only")
     for name, module in found:
         parent_name, _, child = name.rpartition(".")
         parent = model.get_submodule(parent_name) if parent_name else model

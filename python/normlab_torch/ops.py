@@ -319,6 +319,33 @@ def _fused_in_place(call, x, residual):
     _launch(call, x)
 
 
+# ---------------------------------------------------------------- several trailing dimensions
+
+
+def _over_trailing(norm, x, normalized_shape, out, **parameters):
+    """@p norm(rows, flat parameters, flat out) over the trailing dimensions normalized_shape
+    (by default the parameters' shape) of x, seen as one: a norm over them is the norm of their
+    elements in one row. The parameters must have that shape; out must take a view of it."""
+    if normalized_shape is None:
+        normalized_shape = next(p.shape for p in parameters.values() if p is not None)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    count = len(shape)
+    if count == 0 or tuple(x.shape[x.dim() - count:]) != shape:
+        raise ValueError(f"normalized_shape is {shape}; x has shape {tuple(x.shape)}, whose "
+                         "trailing dimensions must be it")
+    for name, parameter in parameters.items():
+        if parameter is not None and tuple(parameter.shape) != shape:
+            raise ValueError(f"{name} has shape {tuple(parameter.shape)}; normalized_shape "
+                             f"needs {shape}")
+    flat = [p.reshape(-1) if p is not None else None for p in parameters.values()]
+    rows = x.flatten(x.dim() - count) if count > 1 else x
+    if out is not None:
+        _check_activation("out", out, x)
+        norm(rows, flat, out.view(rows.shape))  # a view, or a RuntimeError: out is written
+        return out
+    return norm(rows, flat, None).view(x.shape)
+
+
 # ---------------------------------------------------------------- RMSNorm
 
 
@@ -430,12 +457,16 @@ def _rms_norm_out(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
 _rms_norm_out.register_fake(_rms_norm_out_checks)
 
 
-def rms_norm(x, weight, eps, gemma=False, *, out=None):
+def rms_norm(x, weight, eps, gemma=False, *, out=None, normalized_shape=None):
     """RMSNorm over the last dimension of @p x: x / sqrt(mean(x^2) + eps) * weight, or
     * (1 + weight) with gemma (Gemma's convention). weight may be None; it is in x's dtype or
     float32. y has x's dtype (F.rms_norm would promote to float32 with a float32 weight).
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
-    that form has no autograd."""
+    that form has no autograd. With normalized_shape (or a weight of several dimensions), over
+    that many trailing dimensions, as PyTorch's: the weight then has that shape."""
+    if normalized_shape is not None or (weight is not None and weight.dim() > 1):
+        return _over_trailing(lambda x, p, out: rms_norm(x, p[0], eps, gemma, out=out), x,
+                              normalized_shape, out, weight=weight)
     if out is None:
         if not _eager(x):
             return torch.ops.normlab.rms_norm(x, weight, eps, gemma)[0]
@@ -569,10 +600,14 @@ def _layer_norm_out(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
 _layer_norm_out.register_fake(_layer_norm_out_checks)
 
 
-def layer_norm(x, weight, bias, eps, *, out=None):
+def layer_norm(x, weight, bias, eps, *, out=None, normalized_shape=None):
     """LayerNorm over the last dimension of @p x: (x - mean) / sqrt(var + eps) * weight + bias.
     weight and bias may be None; they share one dtype, x's or float32. y has x's dtype. With
-    out, as rms_norm."""
+    out and normalized_shape, as rms_norm."""
+    parameter = weight if weight is not None else bias
+    if normalized_shape is not None or (parameter is not None and parameter.dim() > 1):
+        return _over_trailing(lambda x, p, out: layer_norm(x, p[0], p[1], eps, out=out), x,
+                              normalized_shape, out, weight=weight, bias=bias)
     if out is None:
         if not _eager(x):
             return torch.ops.normlab.layer_norm(x, weight, bias, eps)[0]

@@ -133,5 +133,22 @@ def test_modules_take_torch_parameters():
     assert nt.replace_norms(model) == 2
     assert isinstance(model[0], nt.RMSNorm) and isinstance(model[2][0], nt.LayerNorm)
     assert model[0].eps is None  # torch.nn.RMSNorm's default: finfo(x.dtype).eps at run time
-    with pytest.raises(ValueError, match=r"0: normalized_shape is \(4, 16\)"):
-        nt.replace_norms(torch.nn.Sequential(torch.nn.LayerNorm((4, 16), device="meta")))
+
+def test_norms_over_several_trailing_dimensions():
+    """A normalized_shape of several dimensions, as PyTorch's: modules, replace_norms and the
+    functions (by keyword, or from a weight of that shape), outputs in x's shape; shapes that
+    do not agree are refused by name."""
+    x = torch.empty(3, 5, 4, 16, device="meta", dtype=torch.bfloat16)
+    model = torch.nn.Sequential(torch.nn.LayerNorm((4, 16), device="meta"),
+                                torch.nn.RMSNorm([4, 16], device="meta"))
+    assert nt.replace_norms(model) == 2
+    assert model[0].weight.shape == model[0].bias.shape == model[1].weight.shape == (4, 16)
+    assert model[1](model[0](x)).shape == x.shape
+    w = torch.empty(4, 16, device="meta", dtype=torch.bfloat16)
+    assert nt.rms_norm(x, w, 1e-6).shape == x.shape
+    assert nt.layer_norm(x, None, None, 1e-5, normalized_shape=(5, 4, 16)).shape == x.shape
+    assert nt.layer_norm(x, w, w, 1e-5, out=torch.empty_like(x)).shape == x.shape
+    with pytest.raises(ValueError, match=r"normalized_shape is \(4, 8\)"):
+        nt.rms_norm(x, None, 1e-6, normalized_shape=(4, 8))
+    with pytest.raises(ValueError, match=r"bias has shape \(64,\)"):
+        nt.layer_norm(x, w, torch.empty(64, device="meta", dtype=torch.bfloat16), 1e-5)

@@ -454,6 +454,22 @@ def test_module_from_torch_matches_it(generator, make):
     assert_close("y", ours(x), want.detach())
 
 
+@pytest.mark.parametrize("make", [lambda: torch.nn.LayerNorm((8, 129)),
+                                  lambda: torch.nn.RMSNorm([8, 129], eps=1e-6)])
+def test_module_over_several_trailing_dimensions_matches_torch(generator, make):
+    """normalized_shape (8, 129): the norm of each 8 x 129 block, by the kernels on rows of 1032
+    elements; PyTorch's module on the same values in float64."""
+    theirs = make().cuda()
+    for p in theirs.parameters():
+        p.data = ref.parameter(p.numel(), torch.float32, generator,
+                               p.data.mean().item()).view(p.shape)
+    ours = (nt.RMSNorm if isinstance(theirs, torch.nn.RMSNorm) else nt.LayerNorm).from_torch(
+        theirs)
+    x = ref.activations((3, 5, 8, 129), torch.float32, generator)
+    want = theirs.double()(x.double())
+    assert_close("y", ours(x).flatten(-2), want.detach().flatten(-2))
+
+
 # ---------------------------------------------------------------- a transformer block
 
 
