@@ -21,3 +21,8 @@ _normlab_add_script_test(script_student_copy_readmes)
 _normlab_add_script_test(script_grade_builds_exercise_tests)
 # test closes with N passed, N failed, N skipped (ctest_summary.sh), its exit code kept.
 _normlab_add_script_test(script_test_counts_skipped)
+# compare_peers --sweep bf16 --dry-run: the sweep's grid, without PyTorch or a GPU.
+add_test(NAME compare_peers_sweep_dry_run COMMAND ${Python3_EXECUTABLE}
+         ${PROJECT_SOURCE_DIR}/bench/compare_peers.py --sweep bf16 --dry-run)
+set_tests_properties(compare_peers_sweep_dry_run PROPERTIES LABELS "cpu;scripts" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "sweep bf16: 299 rows")
