@@ -1,10 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
-# Chapter 07, real tensors, beyond what course.json registers: the 64-bit test, the known-wrong
-# bf16 statistics and normlab check.
+# Chapter 07, real tensors, beyond what course.json registers: the 64-bit test, one function
+# whatever the layout, the known-wrong bf16 statistics and normlab check.
 
 # GPU, about 6.4 GB of device memory: rows * stride > 2^31 elements.
 normlab_add_test(NAME test_ch07_large KIND gpu SOURCES gpu/test_ch07_large.cpp
   LIBRARIES normlab_ch07 LABELS ch07 large)
+
+# GPU: one function whatever the layout (issue 52). Every kernel the dispatcher may pick for a
+# forward op (chapters 07, 09 and 10, and normlab::run) on the same rows contiguous, with a row
+# stride, misaligned, in place: h bit for bit everywhere, y bit for bit where one kernel cuts two
+# layouts alike, else within the statistics' reduction order; and the comparisons shown to
+# reject an unrounded h. The same with rows 2^31 + 64 elements apart (about 8 GiB of device
+# memory; skipped with a message where it cannot be had): test_same_function_64bit.
+normlab_add_test(NAME test_same_function KIND gpu SOURCES gpu/test_same_function.cpp
+  LIBRARIES normlab_api LABELS ch07 ch09 ch10 api ARGS "~[large]")
+add_test(NAME test_same_function_64bit COMMAND test_same_function "[large]")
+_normlab_set_test_kind(test_same_function_64bit gpu "ch07;ch09;ch10;api;large")
 
 # GPU: a bf16 sum of squares must fail the bf16 grader on 4096-wide rows; its fp32 twin passes.
 normlab_add_test(NAME test_known_wrong_ch07 KIND gpu
