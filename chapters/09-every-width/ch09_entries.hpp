@@ -23,10 +23,15 @@ void forward(const NormCall& call, cudaStream_t stream, const char* config = nul
 /// The dispatcher, one entry per op.
 std::vector<KernelEntry> entries();
 
-/// For a rows x cols problem in @p dtype with aligned rows (the chapter program's): one entry
-/// `ch09_<op>@<config>` per op and per configuration that holds the row (choose.hpp's
-/// configure()), each forcing its configuration and declaring 16-byte alignment and the widest
-/// row it holds.
+/// One entry `ch09_<op>@<config>` per op and configuration of kConfigs (chapter 07's launcher,
+/// `wide`, has its own entries), each forcing its configuration: chapter 07's capabilities, 16-byte
+/// alignment for the aligned configurations and the widest row each holds. Whether a given row
+/// fits is configure()'s to say exactly (the row's address decides how many chunks it spans);
+/// the launcher refuses by name what does not.
+std::vector<KernelEntry> config_entries();
+
+/// For a rows x cols problem in @p dtype with aligned rows (the chapter program's):
+/// config_entries() that hold the row (configure()), each declaring @p dtype alone.
 std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype);
 
 }  // namespace normlab::ch09

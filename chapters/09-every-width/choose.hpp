@@ -53,6 +53,15 @@ inline constexpr Config kConfigs[] = {
     {Kind::narrow, 32, 3, kNarrowThreads, 4, true, false, "narrow32x3"},
     {Kind::narrow, 32, 4, kNarrowThreads, 2, true, true, "narrow32x4"},
     {Kind::narrow, 32, 8, kNarrowThreads, 1, true, true, "narrow32x8"},
+    // Groups that rows of 32 to 128 aligned chunks fill exactly (256 to 1024 16-bit columns,
+    // 128 to 512 fp32), with fewer lanes a row and so more rows a block than 32 lanes give; for
+    // the tuner to rank against the ones above.
+    {Kind::narrow, 16, 2, kNarrowThreads, 4, true, true, "narrow16x2"},
+    {Kind::narrow, 8, 4, kNarrowThreads, 2, true, true, "narrow8x4"},
+    {Kind::narrow, 16, 4, kNarrowThreads, 2, true, true, "narrow16x4"},
+    {Kind::narrow, 8, 8, kNarrowThreads, 1, true, true, "narrow8x8"},
+    {Kind::narrow, 16, 6, kNarrowThreads, 1, true, true, "narrow16x6"},
+    {Kind::narrow, 16, 8, kNarrowThreads, 1, true, true, "narrow16x8"},
     {Kind::narrow, 8, 2, kNarrowThreads, 4, false, true, "narrow8x2_any"},
     {Kind::narrow, 32, 2, kNarrowThreads, 4, false, true, "narrow32x2_any"},
     {Kind::narrow, 32, 3, kNarrowThreads, 2, false, false, "narrow32x3_any"},

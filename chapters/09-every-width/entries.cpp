@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 09's registry entries: the dispatcher for each op, and the sweep's entries that force
-// one configuration each.
+// Chapter 09's registry entries: the dispatcher for each op; and one entry a configuration and
+// op, which the tuner times and the tuned chooser picks, and the chapter program's sweep.
 #include <string>
 #include <vector>
 
 #include "ch09.cuh"
 #include "ch09_entries.hpp"
 #include "choose.hpp"
+#include "chunk_grid.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/ops.hpp"
 #include "typed_call.hpp"
@@ -53,35 +54,52 @@ std::vector<KernelEntry> entries() {
   return entries;
 }
 
-std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype) {
-  const int element_bytes = static_cast<int>(size_of(dtype));
-  const int width = 16 / element_bytes;
-  Problem p{.rows = rows,
-            .cols = cols,
-            .element_bytes = element_bytes,
-            .aligned = cols % width == 0,
-            .chunks = (cols + width - 1) / width};
+std::vector<KernelEntry> config_entries() {
   std::vector<KernelEntry> entries;
   for (Op op : kOps) {
-    p.centre = is_layernorm(op);
     for (const Config& config : kConfigs) {
-      if (config.kind == Kind::wide) continue;  // chapter 07's kernels, in its own program
-      const Choice choice = configure(config_index(config.name), p);
-      if (!choice.why.empty()) continue;
+      if (config.kind == Kind::wide) continue;  // chapter 07's launcher, its own entry
+      if (is_layernorm(op) && !config.layernorm) continue;
       Capabilities can = ch07::every_tensor();
-      can.dtypes = {dtype};
-      can.alignment_bytes = 16;
-      can.max_cols = chunks_held(config) * width;
+      // The table's own refusal (configure()) is exact; these say what can be said without
+      // the row's address: aligned configurations need 16-byte rows, every one holds at most
+      // chunks_held 16-byte chunks (a row off the grid spans one more than its bytes fill).
+      if (config.aligned) can.alignment_bytes = static_cast<int>(ch07::kChunkBytes);
+      can.max_row_bytes = (chunks_held(config) - (config.aligned ? 0 : 1)) * ch07::kChunkBytes;
       const char* name = config.name;
       entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,
                          .chapter = 9,
-                         .summary = std::to_string(choice.threads) + " threads a block",
+                         .summary = std::string(config.kind == Kind::narrow
+                                                    ? "a group of lanes a row: "
+                                                    : "a row a block, registers capped: ") +
+                                    name,
                          .op = op,
                          .can = can,
                          .launch = [name](const NormCall& call, cudaStream_t stream) {
                            forward(call, stream, name);
                          }});
     }
+  }
+  return entries;
+}
+
+std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype) {
+  const int element_bytes = static_cast<int>(size_of(dtype));
+  const int width = static_cast<int>(ch07::kChunkBytes) / element_bytes;
+  Problem p{.rows = rows,
+            .cols = cols,
+            .element_bytes = element_bytes,
+            .aligned = cols % width == 0,
+            .chunks = (cols + width - 1) / width};
+  std::vector<KernelEntry> entries;
+  for (KernelEntry& entry : config_entries()) {
+    p.centre = is_layernorm(entry.op);
+    const int config = config_index(entry.name.substr(entry.name.find('@') + 1));
+    const Choice choice = configure(config, p);
+    if (!choice.why.empty()) continue;
+    entry.can.dtypes = {dtype};
+    entry.summary = std::to_string(choice.threads) + " threads a block";
+    entries.push_back(std::move(entry));
   }
   return entries;
 }
