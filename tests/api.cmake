@@ -7,6 +7,11 @@
 normlab_add_test(NAME test_dispatch KIND cpu SOURCES cpu/test_dispatch.cpp
   LIBRARIES normlab_api LABELS api)
 
+# CPU: the tuned tables (read, written, refused by line, found by the GPU's name) and the tuned
+# chooser (the nearest grid point, a refusing kernel passed over, the rules without a table).
+normlab_add_test(NAME test_tuned KIND cpu SOURCES cpu/test_tuned.cpp
+  LIBRARIES normlab_api LABELS api)
+
 # CPU (and, where a GPU is visible, run() too): cmake --install into a fresh prefix, then
 # tests/consumer built against it with find_package(normlab) and run.
 add_test(NAME consumer_of_installed_package

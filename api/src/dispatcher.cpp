@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "call_tensors.hpp"
+#include "candidates.hpp"
 #include "chunk_grid.hpp"
 #include "normlab/op_tensors.hpp"
 #include "registry.hpp"
+#include "tuned_table.hpp"
 
 namespace normlab::dispatch {
 
@@ -258,7 +262,62 @@ std::vector<const KernelEntry*> candidates(std::span<const KernelEntry> kernels,
 
 }  // namespace
 
-Plan decide(const Facts& facts, std::span<const KernelEntry> kernels) {
+namespace {
+
+std::string milliseconds_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g ms", ms);
+  return text;
+}
+
+// The launch of a tuned candidate: chapter 09's configuration as chapter 09 sizes it for the
+// call, else the kernel's summary.
+std::string launch_of(const Candidate& candidate, const Facts& f) {
+  if (candidate.ch09_config < 0) return candidate.kernel->summary;
+  const ch09::Choice choice = ch09::configure(candidate.ch09_config, f.problem);
+  return candidate.config + ": " + std::to_string(choice.threads) + " threads a block, " +
+         std::to_string(choice.blocks) + " blocks";
+}
+
+// The tuned table's pick for a forward call, when a near grid point has a candidate that takes
+// it.
+std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
+  const Shape& s = facts.needs.shape;
+  const std::optional<TunedPick> pick =
+      nearest_pick(table, facts.needs.op, s.dtype, s.rows, s.cols, [&](const std::string& name) {
+        const Candidate* candidate = candidate_named(name);
+        return candidate != nullptr && refusal_of(*candidate, facts).empty();
+      });
+  if (!pick) return std::nullopt;
+  const TunedEntry& entry = *pick->entry;
+  const TunedTime& chosen = entry.ranking[pick->index];
+  const Candidate& candidate = *candidate_named(chosen.kernel);
+  std::string why = "tuned table " + table.name + ", grid point " + name_of(entry.op) + " " +
+                    name_of(entry.dtype) + " " + std::to_string(entry.rows) + " x " +
+                    std::to_string(entry.cols) + ": " + candidate.family + " " + candidate.config +
+                    ", ";
+  why += pick->index == 0
+             ? "the fastest there of " + std::to_string(entry.ranking.size()) + " checked and timed"
+             : "the fastest there that takes this call (" + std::to_string(pick->index) +
+                   (pick->index == 1 ? " faster one refuses it)" : " faster ones refuse it)");
+  why += " (" + milliseconds_text(chosen.ms) + ")";
+  if (pick->index + 1 < entry.ranking.size()) {
+    const TunedTime& next = entry.ranking[pick->index + 1];
+    why += "; runner-up " + next.kernel + " (" + milliseconds_text(next.ms) + ")";
+  }
+  return Plan{.kernel = candidate.kernel, .why = why, .launch = launch_of(candidate, facts)};
+}
+
+}  // namespace
+
+Plan decide(const Facts& facts, std::span<const KernelEntry> kernels, const TunedTable* table) {
+  if (table != nullptr && !backward(facts)) {
+    if (std::optional<Plan> tuned = tuned_plan(facts, *table)) return *std::move(tuned);
+    Plan ruled = decide(facts, kernels, nullptr);
+    ruled.why = "no grid point of tuned table " + table->name +
+                " near this call has a kernel that takes it; the rules: " + ruled.why;
+    return ruled;
+  }
   const Rule& rule = *std::find_if(std::begin(kRules), std::end(kRules),
                                    [&](const Rule& r) { return r.matches(facts); });
   const KernelEntry* chosen = kernel_of(kernels, facts.needs.op, rule.chapter, rule.path);
@@ -295,15 +354,26 @@ std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape) {
   return kernel.scratch_bytes ? kernel.scratch_bytes(shape) : 0;
 }
 
-Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels) {
+Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels,
+          const TunedTable* table) {
   validate(call);
   const Facts facts = facts_of(call, compute_capability);
-  return with_scratch(decide(facts, kernels), facts.needs.shape);
+  return with_scratch(decide(facts, kernels, table), facts.needs.shape);
 }
 
-Plan plan(const Case& c, int compute_capability) {
+Plan plan(const Case& c, int compute_capability, const TunedTable* table) {
   const Facts facts = facts_of(c, compute_capability);
-  return with_scratch(decide(facts, kernel_registry()), facts.needs.shape);
+  return with_scratch(decide(facts, kernel_registry(), table), facts.needs.shape);
+}
+
+const TunedTable* tuned_table_of_device(int device) {
+  if (device < 0) return nullptr;
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+    cudaGetLastError();  // clears the error, so that the next launch's check does not see it
+    return nullptr;
+  }
+  return tuned_table_for(properties.name);
 }
 
 }  // namespace normlab::dispatch

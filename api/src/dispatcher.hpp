@@ -38,17 +38,25 @@ Facts facts_of(const NormCall& call, int compute_capability);
 /// compute_capability 0 leaves it to the current device.
 Facts facts_of(const Case& c, int compute_capability);
 
-/// The decision table (dispatcher.cpp) over @p kernels: the kernel, why and how it launches,
-/// scratch_bytes left 0 (scratch_of may need the GPU). Throws std::invalid_argument listing
-/// every candidate's refusal when none of them takes the call.
-Plan decide(const Facts& facts, std::span<const KernelEntry> kernels);
+struct TunedTable;  // tuned_table.hpp
+
+/// The decision for a call. A forward call with a tuned @p table: the nearest grid point's
+/// fastest candidate (candidates.hpp) that takes the call (tuned_table.hpp's nearest_pick).
+/// Otherwise, and where no near grid point has one, the stated default: the decision table
+/// (dispatcher.cpp) over @p kernels. The kernel, why and how it launches, scratch_bytes left 0
+/// (scratch_of may need the GPU). Throws std::invalid_argument listing every candidate's refusal
+/// when none of them takes the call.
+Plan decide(const Facts& facts, std::span<const KernelEntry> kernels,
+            const TunedTable* table = nullptr);
 
 /// The scratch @p kernel needs for @p shape; chapter 08's deterministic reduction sizes it by
 /// the current GPU's SM count (a CudaError without a GPU).
 std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape);
 
-/// plan(call, compute_capability) over @p kernels instead of the registry.
-Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels);
+/// plan(call, compute_capability) over @p kernels instead of the registry, with the tuned
+/// @p table when one is given.
+Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels,
+          const TunedTable* table = nullptr);
 
 /// normlab::plan(@p call) on the current device: validated on every call, planned once per
 /// layout (plan_cache.hpp's PlanKey) and then kept; the same object for every call like it.
@@ -57,7 +65,12 @@ std::shared_ptr<const Plan> planned(const NormCall& call);
 /// no usable GPU or driver is present.
 std::shared_ptr<const Plan> planned_for_launch(const NormCall& call);
 
-/// The plan for the case @p c over the registry (normlab check and explain).
-Plan plan(const Case& c, int compute_capability);
+/// The plan for the case @p c over the registry and the tuned @p table (normlab check and
+/// explain).
+Plan plan(const Case& c, int compute_capability, const TunedTable* table = nullptr);
+
+/// The tuned table of the GPU with ordinal @p device (tuned_table_for its name), or null where
+/// there is none or no such GPU.
+const TunedTable* tuned_table_of_device(int device);
 
 }  // namespace normlab::dispatch

@@ -52,8 +52,9 @@ void require_gpu() {
 }
 
 std::shared_ptr<const Plan> kept_plan(const NormCall& call) {
-  return kept_plans().find_or_plan(call, current_device(), [](const NormCall& c) {
-    return dispatch::plan(c, 0, kernel_registry());
+  const int device = current_device();
+  return kept_plans().find_or_plan(call, device, [device](const NormCall& c) {
+    return dispatch::plan(c, 0, kernel_registry(), dispatch::tuned_table_of_device(device));
   });
 }
 

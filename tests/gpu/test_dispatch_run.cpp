@@ -14,10 +14,22 @@
 #include "normlab/device.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/runner.hpp"
+#include "tuned_table.hpp"
 
 namespace {
 
 using namespace normlab;
+
+int current_device() {
+  int device = 0;
+  NORMLAB_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+// What run() plans for @p c: with this GPU's tuned table, when there is one.
+Plan tuned_plan(const Case& c) {
+  return dispatch::plan(c, 0, dispatch::tuned_table_of_device(current_device()));
+}
 
 // normlab::run as a registry entry, so that the Workspace verifies it like any kernel: it takes
 // every variant, and its scratch is what the dispatcher plans for the case.
@@ -33,7 +45,7 @@ KernelEntry through_run(const Case& c) {
                   .writes_statistics = true,
                   .residual_gradient = true},
           .launch = [](const NormCall& call, cudaStream_t stream) { run(call, stream); },
-          .scratch_bytes = [c](const Shape&) { return dispatch::plan(c, 0).scratch_bytes; }};
+          .scratch_bytes = [c](const Shape&) { return tuned_plan(c).scratch_bytes; }};
 }
 
 struct Expected {
@@ -100,6 +112,37 @@ TEST_CASE("run() takes a case through every rule and matches the float64 referen
     INFO(result.describe());
     CHECK(result.passed());
   }
+}
+
+TEST_CASE("run() with this GPU's tuned table matches float64 on every layout", "[dispatch]") {
+  // Off-grid widths and row counts, misaligned, strided, in place, fp32 parameters, (1 + w):
+  // whatever the nearest grid point's fastest kernel is, the one that runs must take the call.
+  const dispatch::TunedTable* table = dispatch::tuned_table_of_device(current_device());
+  INFO((table != nullptr ? table->name : std::string("no tuned table for this GPU")));
+  int tuned = 0;
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    for (DType dtype : {DType::bf16, DType::f32}) {
+      for (std::int64_t cols : {200, 576, 1000, 4096, 4100, 12288, 30000}) {
+        for (std::int64_t rows : {1, 3, 300}) {
+          for (int layout = 0; layout < 4; ++layout) {
+            Case c = default_case(op, rows, cols, dtype);
+            c.shape.weight_dtype = layout == 3 ? DType::f32 : dtype;
+            c.weight_plus_one = layout == 2;
+            c = with(c, layout == 1 ? 1 : 0, layout == 2 ? 5 : 0, layout == 3);
+            INFO(c.describe());
+            const Plan plan = tuned_plan(c);
+            INFO(plan.kernel->name << ": " << plan.why);
+            tuned += plan.why.starts_with("tuned table");
+            const CaseResult result = Workspace(c).verify(through_run(c));
+            INFO(result.describe());
+            CHECK(result.passed());
+          }
+        }
+      }
+    }
+  }
+  // A GPU with a table: most of these calls are near one of its grid points.
+  if (table != nullptr) CHECK(tuned > 0);
 }
 
 TEST_CASE("a call run() refuses launches nothing", "[dispatch]") {

@@ -25,7 +25,10 @@ struct Plan {
   std::string launch;
 };
 
-/// The dispatcher's decision for @p call on the current device. A call is planned once per
+/// The dispatcher's decision for @p call on the current device: for a forward op, the fastest
+/// kernel that takes the call at the nearest point of the GPU's tuned table (`normlab tune`
+/// writes one; tables of the GPUs normlab was tuned on are compiled in), else, with no table or
+/// no near point, the decision table's rules. A call is planned once per
 /// layout: a later call with the same op, shape, dtypes, strides, eps, device, tensors given and
 /// their alignment takes the kept plan (the checks below still run on every call). Throws
 /// std::invalid_argument
@@ -37,7 +40,8 @@ struct Plan {
 Plan plan(const NormCall& call);
 
 /// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
-/// current device's, asked only of a kernel that declares a minimum). Pointers are read as
+/// current device's, asked only of a kernel that declares a minimum), by the decision table's
+/// rules alone (a tuned table belongs to one GPU, not to a compute capability). Pointers are read as
 /// addresses, never dereferenced, and no GPU is needed, except for a scratch sized by the GPU
 /// (chapter 08's deterministic backward: by its SM count).
 Plan plan(const NormCall& call, int compute_capability);

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// The candidates of the tuned chooser (candidates.hpp): chapter 07's launcher, chapter 09's
+// configurations and chapter 10's paths, each forward op.
+#include "candidates.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "ch09_entries.hpp"
+#include "choose.hpp"
+#include "registry.hpp"
+
+namespace normlab::dispatch {
+
+namespace {
+
+struct Built {
+  std::vector<KernelEntry> ch09_entries;  // owned here: not in the registry
+  std::vector<Candidate> all;
+};
+
+// Chapter 10's paths by the suffix of their entries' names (entries.cpp there).
+constexpr struct {
+  const char* suffix;
+  const char* family;
+} kChapter10Paths[] = {{"_cluster", "cluster"}, {"_whole_gpu", "whole_gpu"}, {"_split", "split"}};
+
+const Built& built() {
+  static const Built b = [] {
+    Built made;
+    made.ch09_entries = ch09::config_entries();
+    for (const KernelEntry& kernel : kernel_registry()) {
+      if (!is_forward_norm(kernel.op)) continue;
+      if (kernel.chapter == 7) {
+        made.all.push_back({.family = "general", .config = "ch07", .kernel = &kernel});
+        continue;
+      }
+      if (kernel.chapter != 10) continue;
+      for (const auto& path : kChapter10Paths) {
+        if (kernel.name.ends_with(path.suffix)) {
+          made.all.push_back({.family = path.family, .config = path.family, .kernel = &kernel});
+        }
+      }
+    }
+    for (const KernelEntry& kernel : made.ch09_entries) {
+      const std::string config = kernel.name.substr(kernel.name.find('@') + 1);
+      const int index = ch09::config_index(config);
+      made.all.push_back(
+          {.family = ch09::kConfigs[index].kind == ch09::Kind::narrow ? "lanes" : "block",
+           .config = config,
+           .kernel = &kernel,
+           .ch09_config = index});
+    }
+    return made;
+  }();
+  return b;
+}
+
+}  // namespace
+
+std::span<const Candidate> candidates() {
+  return built().all;
+}
+
+const Candidate* candidate_named(std::string_view kernel_name) {
+  const std::vector<Candidate>& all = built().all;
+  const auto found = std::find_if(
+      all.begin(), all.end(), [&](const Candidate& c) { return c.kernel->name == kernel_name; });
+  return found == all.end() ? nullptr : &*found;
+}
+
+std::string refusal_of(const Candidate& candidate, const Facts& facts) {
+  if (candidate.kernel->op != facts.needs.op) {
+    return std::string("a kernel of ") + name_of(candidate.kernel->op);
+  }
+  std::string refusal = candidate.kernel->refusal(facts.needs);
+  if (refusal.empty() && candidate.ch09_config >= 0) {
+    const ch09::Choice choice = ch09::configure(candidate.ch09_config, facts.problem);
+    if (!choice.why.empty()) refusal = choice.why;
+  }
+  return refusal;
+}
+
+}  // namespace normlab::dispatch

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file candidates.hpp
+/// @brief What the tuner times and the tuned chooser picks from: every forward kernel that can
+/// serve a call, named by its family (the technique) and its configuration within it.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "dispatcher.hpp"
+#include "normlab/kernel.hpp"
+
+namespace normlab::dispatch {
+
+/// One kernel the chooser may pick. Families: "general" (chapter 07's launcher: any alignment,
+/// rows too wide for registers streamed), "lanes" (a group of lanes a row, chapter 09's narrow
+/// configurations), "block" (a row a block with a register cap, chapter 09's block
+/// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths).
+struct Candidate {
+  const char* family = "";
+  std::string config;                   ///< its name within the family
+  const KernelEntry* kernel = nullptr;  ///< what runs it; its name keys the tuned tables
+  int ch09_config = -1;                 ///< chapter 09's kConfigs index, or -1
+};
+
+/// Every candidate of every forward op, the registry's and chapter 09's configuration entries,
+/// built once; the pointers stay valid for the life of the process.
+std::span<const Candidate> candidates();
+
+/// The candidate whose kernel is called @p kernel_name, or nullptr.
+const Candidate* candidate_named(std::string_view kernel_name);
+
+/// Empty when @p candidate can run the call @p facts describe; else why not (its kernel's
+/// refusal, then for chapter 09's configurations whether the row's chunks fit).
+std::string refusal_of(const Candidate& candidate, const Facts& facts);
+
+}  // namespace normlab::dispatch

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tuned chooser without a GPU: a table read and written back, malformed lines refused by line
+// number, the nearest grid point that has a kernel for the call, a tuned entry chosen over the
+// rules, a call its kernel refuses passed to the next, no table or no near point falling back to
+// the rules, and the tables found by device name (the user's directory first).
+#include "normlab_catch.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "candidates.hpp"
+#include "dispatcher.hpp"
+#include "normlab/runner.hpp"
+#include "registry.hpp"
+#include "tuned_table.hpp"
+
+namespace {
+
+using normlab::Case;
+using normlab::DType;
+using normlab::Op;
+namespace dispatch = normlab::dispatch;
+
+constexpr int kHopper = 90;
+
+// Two grid points of RMSNorm bf16 at 4096 columns, one at 576 and one at 3072: the fastest at
+// 4096 many rows needs whole 16-byte rows, so a misaligned call goes to the next.
+const char* const kTable =
+    "# device\tNVIDIA Test GPU\n"
+    "# copy_roof_gbps\t3000.0\n"
+    "# date\t2026-12-02T00:00:00Z\n"
+    "rmsnorm\tbf16\t8192\t4096\tch09_rmsnorm@block4_128x6=0.05 ch07_rmsnorm=0.06 "
+    "ch10_rmsnorm_split=0.09\n"
+    "rmsnorm\tbf16\t1\t4096\tch09_rmsnorm@block2=0.004 ch07_rmsnorm=0.005\n"
+    "rmsnorm\tbf16\t8192\t576\tch09_rmsnorm@narrow32x3=0.01 ch07_rmsnorm=0.02\n"
+    "rmsnorm\tbf16\t1\t3072\tch07_rmsnorm=0.004\n";
+
+dispatch::TunedTable table() {
+  return dispatch::parse_tuned_table(kTable, "test-gpu.3000GBps.tsv");
+}
+
+normlab::Plan planned(const Case& c, const dispatch::TunedTable* t) {
+  return dispatch::plan(c, kHopper, t);
+}
+
+}  // namespace
+
+TEST_CASE("a tuned table reads back what it writes", "[tuned]") {
+  const dispatch::TunedTable t = table();
+  CHECK(t.device == "NVIDIA Test GPU");
+  CHECK(t.copy_roof_gbps == 3000.0);
+  REQUIRE(t.entries.size() == 4);
+  CHECK(t.entries[0].ranking.size() == 3);
+  CHECK(t.entries[0].ranking[1].kernel == "ch07_rmsnorm");
+  CHECK(t.entries[0].ranking[1].ms == 0.06);
+  const dispatch::TunedTable again = dispatch::parse_tuned_table(format_tuned_table(t), t.name);
+  CHECK(dispatch::format_tuned_table(again) == dispatch::format_tuned_table(t));
+}
+
+TEST_CASE("a malformed tuned table is refused by its line", "[tuned]") {
+  const std::string head = "# device\tNVIDIA Test GPU\n";
+  const auto refused = [&](const std::string& line, const std::string& why) {
+    INFO(line);
+    CHECK_THROWS_WITH(dispatch::parse_tuned_table(head + line, "bad.tsv"),
+                      Catch::Contains("bad.tsv, line 2") && Catch::Contains(why));
+  };
+  refused("rmsnorm\tbf16\t8\t64\n", "5 tab-separated fields");
+  refused("norm\tbf16\t8\t64\tk=1\n", "norm");
+  refused("rmsnorm_backward\tbf16\t8\t64\tk=1\n", "not a forward norm op");
+  refused("rmsnorm\tbf17\t8\t64\tk=1\n", "bf17");
+  refused("rmsnorm\tbf16\t0\t64\tk=1\n", "rows");
+  refused("rmsnorm\tbf16\t8\tx\tk=1\n", "cols");
+  refused("rmsnorm\tbf16\t8\t64\tk\n", "kernel=ms");
+  refused("rmsnorm\tbf16\t8\t64\tk=-1\n", "positive time");
+  refused("rmsnorm\tbf16\t8\t64\ta=2 b=1\n", "fastest first");
+  CHECK_THROWS_WITH(dispatch::parse_tuned_table("rmsnorm\tbf16\t8\t64\tk=1\n", "headless.tsv"),
+                    Catch::Contains("no '# device' header line"));
+}
+
+TEST_CASE("the nearest grid point with a kernel that takes the call is picked", "[tuned]") {
+  const dispatch::TunedTable t = table();
+  const auto all = [](const std::string&) { return true; };
+  const auto pick = [&](std::int64_t rows, std::int64_t cols, auto takes) {
+    return dispatch::nearest_pick(t, Op::rmsnorm, DType::bf16, rows, cols, takes);
+  };
+  // Columns weigh four times rows: 4000 columns at 2 rows is nearer 1 x 4096 than 8192 x 4096.
+  REQUIRE(pick(2, 4000, all));
+  CHECK(pick(2, 4000, all)->entry->rows == 1);
+  CHECK(pick(5000, 4000, all)->entry->rows == 8192);
+  CHECK(pick(5000, 700, all)->entry->cols == 576);
+  // 128 x 3072: 1 x 3072 is 7 octaves of rows away (1.75), 8192 x 4096 0.42 octaves of columns
+  // and 6 of rows (1.92); rows counted as much as columns would pick the latter.
+  CHECK(pick(128, 3072, all)->entry->cols == 3072);
+  // A kernel that refuses is passed over for the next of the same point...
+  const auto no_block = [](const std::string& k) { return k.find("block") == std::string::npos; };
+  const auto next = pick(5000, 4000, no_block);
+  REQUIRE(next);
+  CHECK(next->entry->rows == 8192);
+  CHECK(next->entry->ranking[next->index].kernel == "ch07_rmsnorm");
+  // ...and a point where none takes it for the next point.
+  const auto only_split = [](const std::string& k) { return k == "ch10_rmsnorm_split"; };
+  REQUIRE(pick(1, 4096, only_split));
+  CHECK(pick(1, 4096, only_split)->entry->rows == 8192);
+  // Too far in columns (more than an octave), another dtype or op, or none taking it: nothing.
+  CHECK_FALSE(pick(8192, 8193 * 2, all));
+  CHECK_FALSE(dispatch::nearest_pick(t, Op::rmsnorm, DType::f16, 8192, 4096, all));
+  CHECK_FALSE(dispatch::nearest_pick(t, Op::layernorm, DType::bf16, 8192, 4096, all));
+  CHECK_FALSE(pick(8192, 4096, [](const std::string&) { return false; }));
+}
+
+TEST_CASE("the dispatcher takes the tuned pick, and the rules without one", "[tuned]") {
+  const dispatch::TunedTable t = table();
+  Case c = normlab::default_case(Op::rmsnorm, 6000, 4096, DType::bf16);
+  const normlab::Plan tuned = planned(c, &t);
+  CHECK(tuned.kernel->name == "ch09_rmsnorm@block4_128x6");
+  CHECK_THAT(tuned.why, Catch::Contains("tuned table test-gpu.3000GBps.tsv") &&
+                            Catch::Contains("8192 x 4096") &&
+                            Catch::Contains("runner-up ch07_rmsnorm"));
+  CHECK_THAT(tuned.launch, Catch::Contains("block4_128x6: 128 threads"));
+  // Without a table: the rules, which name chapter 09's dispatcher entry here.
+  CHECK(planned(c, nullptr).kernel->name == "ch09_rmsnorm");
+  // A row one element off the 16-byte grid: block4_128x6 (aligned rows only) refuses it, and
+  // the next of the point that takes it runs.
+  c.misalign = 1;
+  const normlab::Plan misaligned = planned(c, &t);
+  CHECK(misaligned.kernel->name == "ch07_rmsnorm");
+  CHECK_THAT(misaligned.why, Catch::Contains("1 faster one refuses it"));
+  // A row wider than block4_128x6 holds (512 chunks) at the same point (4104 columns: 513).
+  c = normlab::default_case(Op::rmsnorm, 6000, 4104, DType::bf16);
+  CHECK(planned(c, &t).kernel->name == "ch07_rmsnorm");
+  // No point near: the rules, saying so.
+  c = normlab::default_case(Op::rmsnorm, 6000, 30000, DType::bf16);
+  const normlab::Plan far = planned(c, &t);
+  CHECK(far.kernel->name == planned(c, nullptr).kernel->name);
+  CHECK_THAT(far.why, Catch::StartsWith("no grid point of tuned table"));
+  // Backward ops never read the table.
+  // (decide(), not plan(): a backward plan's scratch is sized by the GPU's SM count.)
+  c = normlab::default_case(Op::rmsnorm_backward, 6000, 4096, DType::bf16);
+  const dispatch::Facts facts = dispatch::facts_of(c, kHopper);
+  CHECK(dispatch::decide(facts, normlab::kernel_registry(), &t).kernel ==
+        dispatch::decide(facts, normlab::kernel_registry()).kernel);
+}
+
+TEST_CASE("a table naming kernels this build lacks or that refuse is never planned", "[tuned]") {
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "layernorm\tbf16\t64\t576\tno_such_kernel=0.001 ch09_rmsnorm@narrow32x3=0.002 "
+      "ch09_layernorm@block4_any=0.003\n",
+      "odd.tsv");
+  const Case c = normlab::default_case(Op::layernorm, 64, 576, DType::bf16);
+  // An unknown name and another op's kernel are passed over.
+  const normlab::Plan plan = planned(c, &t);
+  CHECK(plan.kernel->name == "ch09_layernorm@block4_any");
+  CHECK(plan.kernel->op == Op::layernorm);
+}
+
+TEST_CASE("every candidate is a forward kernel that the tables can name", "[tuned]") {
+  std::set<std::string> names;
+  int chapter09 = 0;
+  for (const dispatch::Candidate& candidate : dispatch::candidates()) {
+    INFO(candidate.kernel->name);
+    CHECK(normlab::is_forward_norm(candidate.kernel->op));
+    CHECK(names.insert(candidate.kernel->name).second);
+    CHECK(dispatch::candidate_named(candidate.kernel->name) == &candidate);
+    CHECK(candidate.kernel->name.find_first_of(" \t=") == std::string::npos);
+    chapter09 += candidate.ch09_config >= 0;
+  }
+  CHECK(chapter09 > 0);
+  CHECK(dispatch::candidate_named("ch07_rmsnorm") != nullptr);
+  CHECK(dispatch::candidate_named("ch09_rmsnorm") == nullptr);  // a chooser, not a candidate
+}
+
+TEST_CASE("tables are found by the GPU's name, the user's directory first", "[tuned]") {
+  CHECK(dispatch::device_slug("NVIDIA H200") == "nvidia-h200");
+  CHECK(dispatch::device_slug(" NVIDIA  H100 80GB HBM3 ") == "nvidia-h100-80gb-hbm3");
+  CHECK(dispatch::tuned_table_file_name("NVIDIA H200", 4183.6) == "nvidia-h200.4200GBps.tsv");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("normlab-tuned-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "nvidia-test-gpu.3000GBps.tsv") << kTable;
+  std::ofstream(dir / "nvidia-other.3000GBps.tsv") << "# device\tNVIDIA Other\n";
+  REQUIRE(::setenv("NORMLAB_TUNED_DIR", dir.c_str(), 1) == 0);
+  CHECK(dispatch::user_tuned_directory() == dir.string());
+  const dispatch::TunedTable* found = dispatch::tuned_table_for("NVIDIA Test GPU");
+  REQUIRE(found != nullptr);
+  CHECK(found->name == "nvidia-test-gpu.3000GBps.tsv");
+  CHECK(found->entries.size() == 4);
+  CHECK(dispatch::tuned_table_for("NVIDIA Test GPU") == found);  // read once, kept
+  CHECK(dispatch::tuned_table_for("NVIDIA Unknown GPU") == nullptr);
+  // Compiled in: every table of kernels/tuned, each for the GPU its name says.
+  for (const dispatch::EmbeddedTable& embedded : dispatch::embedded_tuned_tables()) {
+    INFO(embedded.name);
+    const dispatch::TunedTable parsed = dispatch::parse_tuned_table(embedded.text, embedded.name);
+    CHECK(std::string(embedded.name).starts_with(dispatch::device_slug(parsed.device) + "."));
+    CHECK_FALSE(parsed.entries.empty());
+    const dispatch::TunedTable* kept = dispatch::tuned_table_for(parsed.device);
+    REQUIRE(kept != nullptr);
+    CHECK(kept->name == embedded.name);
+    for (const dispatch::TunedEntry& entry : parsed.entries) {
+      for (const dispatch::TunedTime& timed : entry.ranking) {
+        INFO(timed.kernel);
+        CHECK(dispatch::candidate_named(timed.kernel) != nullptr);
+      }
+    }
+  }
+  ::unsetenv("NORMLAB_TUNED_DIR");
+  std::filesystem::remove_all(dir);
+}
