@@ -14,6 +14,7 @@
 #include "normlab/device.hpp"
 #include "normlab/op_tensors.hpp"
 #include "registry.hpp"
+#include "tuned_table.hpp"
 #include "usage_error.hpp"
 
 namespace normlab::tool {
@@ -29,7 +30,10 @@ const std::string kExplainUsage =
         "it and why, its launch configuration and the scratch it needs; needs no GPU\n") +
     kCaseOptionsUsage +
     "  --sm CC                   plan for compute capability CC (90 for sm_90) instead of\n"
-    "                            this machine's GPU (sm_90 when there is none)\n"
+    "                            this machine's GPU (sm_90 when there is none), by the rules\n"
+    "  --gpu NAME                plan with the tuned table of the GPU called NAME (\"NVIDIA\n"
+    "                            H200\"; default this machine's GPU's, if it has one)\n"
+    "  --table FILE              plan with the tuned table in FILE\n"
     "  --help                    print this and exit\n"
     "exit codes: 0 explained, 2 bad usage or a call no kernel takes\n";
 
@@ -63,9 +67,10 @@ std::string scratch_line(const KernelEntry& kernel, const Shape& shape) {
 
 TargetGpu current_gpu() {
   if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
-    return {kAssumedComputeCapability, "assumed: " + reason + "; --sm CC plans for another GPU"};
+    return {kAssumedComputeCapability, "assumed: " + reason + "; --sm CC plans for another GPU",
+            ""};
   }
-  return {compute_capability(), device_name()};
+  return {compute_capability(), device_name(), device_name()};
 }
 
 int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
@@ -75,6 +80,10 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
   }
   Case c;
   TargetGpu target = gpu;
+  // The tuned table: this GPU's unless --sm plans for another, --gpu names one or --table gives
+  // one.
+  std::string table_gpu = gpu.name;
+  std::string table_file;
   try {
     CaseOptions call;
     CommandLine line(argc, argv, first);
@@ -82,6 +91,11 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
       if (call.take(line)) continue;
       if (line.is("--sm")) {
         target = {static_cast<int>(line.integer(10, 1000)), "given by --sm"};
+        table_gpu.clear();
+      } else if (line.is("--gpu")) {
+        table_gpu = line.value();
+      } else if (line.is("--table")) {
+        table_file = line.value();
       } else {
         refuse_unknown_option(line, "normlab explain");
       }
@@ -90,15 +104,37 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
   } catch (const std::invalid_argument& error) {
     return usage_error("normlab explain", error.what());
   }
+  dispatch::TunedTable given_table;
+  const dispatch::TunedTable* table = nullptr;
+  try {
+    if (!table_file.empty()) {
+      given_table = dispatch::read_tuned_table(table_file);
+      table = &given_table;
+    } else if (!table_gpu.empty()) {
+      table = dispatch::tuned_table_for(table_gpu);
+    }
+  } catch (const std::runtime_error& error) {
+    std::fprintf(stderr, "normlab explain: %s\n", error.what());
+    return 2;
+  }
   Plan plan;
   try {
-    plan = dispatch::decide(dispatch::facts_of(c, target.compute_capability), kernel_registry());
+    plan = dispatch::decide(dispatch::facts_of(c, target.compute_capability), kernel_registry(),
+                            table);
   } catch (const std::invalid_argument& error) {
     std::fprintf(stderr, "normlab explain: %s\n", error.what());
     return 2;
   }
   std::printf("call:    %s\n", describe_call(c).c_str());
   std::printf("GPU:     sm_%d (%s)\n", target.compute_capability, target.description.c_str());
+  std::printf(
+      "table:   %s\n",
+      table != nullptr
+          ? (table->name + " (" + table->device + ", tuned " + table->header_value("date") + ")")
+                .c_str()
+          : ("none for " + (table_gpu.empty() ? std::string("this GPU") : table_gpu) +
+             ": the decision table's rules")
+                .c_str());
   std::printf("kernel:  %s (chapter %02d)\n", plan.kernel->name.c_str(), plan.kernel->chapter);
   std::printf("why:     %s\n", plan.why.c_str());
   std::printf("launch:  %s\n", plan.launch.c_str());

@@ -11,6 +11,7 @@ namespace normlab::tool {
 struct TargetGpu {
   int compute_capability = 0;
   std::string description;  ///< "NVIDIA H100 80GB HBM3", or why sm_90 is assumed
+  std::string name;         ///< the GPU's name, whose tuned table is used; empty without a GPU
 };
 
 /// The current device, or sm_90 assumed (and said) when no GPU is visible.

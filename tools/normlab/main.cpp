@@ -5,6 +5,8 @@
 //   normlab check [options]  runs one kernel (the dispatcher's choice by default) on one case
 //                            and compares it with float64.
 //   normlab explain [options]  prints what the dispatcher runs for one call and why.
+//   normlab tune [options]   checks and times every candidate kernel on a grid of shapes and
+//                            writes this GPU's tuned table, which the dispatcher reads.
 //   normlab list             prints the registry.
 // Every option can be given as --name value or --name=value. Bad usage prints the problem in
 // one line and where the usage is (exit 2).
@@ -20,6 +22,7 @@
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
 #include "registry.hpp"
+#include "tune.hpp"
 #include "usage_error.hpp"
 
 namespace {
@@ -29,6 +32,7 @@ constexpr const char* kUsage =
     "  tour     run every registered kernel on one problem and print a table\n"
     "  check    run one kernel on one case (any dtype, stride, alignment) against float64\n"
     "  explain  print the kernel the dispatcher runs for a call, why, and its launch\n"
+    "  tune     time every candidate kernel on a grid of shapes; write this GPU's table\n"
     "  list     print the kernel registry\n"
     "normlab <command> --help lists the command's options.\n"
     "exit codes: 0 ok, 1 a kernel failed verification, 2 bad usage or a refused case,\n"
@@ -116,6 +120,7 @@ int main(int given_argc, char** given_argv) {
     if (command == "check") return normlab::tool::check_command(argc, argv, 2);
     if (command == "explain")
       return normlab::tool::explain_command(argc, argv, 2, normlab::tool::current_gpu());
+    if (command == "tune") return normlab::tool::tune_command(argc, argv, 2);
     if (command == "list") return list(argc, argv);
     if (command == "--help" || command == "-h" || command == "help") {
       std::printf("%s", kUsage);
