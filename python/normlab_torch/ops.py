@@ -326,12 +326,14 @@ def _over_trailing(norm, x, normalized_shape, out, **parameters):
     """@p norm(rows, flat parameters, flat out) over the trailing dimensions normalized_shape
     (by default the parameters' shape) of x, seen as one: a norm over them is the norm of their
     elements in one row. The parameters must have that shape; out must take a view of it."""
+    source = "normalized_shape"
     if normalized_shape is None:
-        normalized_shape = next(p.shape for p in parameters.values() if p is not None)
+        source, normalized_shape = next((f"{name} (normalized_shape, when not given)", p.shape)
+                                        for name, p in parameters.items() if p is not None)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     count = len(shape)
     if count == 0 or tuple(x.shape[x.dim() - count:]) != shape:
-        raise ValueError(f"normalized_shape is {shape}; x has shape {tuple(x.shape)}, whose "
+        raise ValueError(f"{source} has shape {shape}; x has shape {tuple(x.shape)}, whose "
                          "trailing dimensions must be it")
     for name, parameter in parameters.items():
         if parameter is not None and tuple(parameter.shape) != shape:

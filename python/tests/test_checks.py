@@ -148,7 +148,7 @@ def test_norms_over_several_trailing_dimensions():
     assert nt.rms_norm(x, w, 1e-6).shape == x.shape
     assert nt.layer_norm(x, None, None, 1e-5, normalized_shape=(5, 4, 16)).shape == x.shape
     assert nt.layer_norm(x, w, w, 1e-5, out=torch.empty_like(x)).shape == x.shape
-    with pytest.raises(ValueError, match=r"normalized_shape is \(4, 8\)"):
+    with pytest.raises(ValueError, match=r"normalized_shape has shape \(4, 8\)"):
         nt.rms_norm(x, None, 1e-6, normalized_shape=(4, 8))
     with pytest.raises(ValueError, match=r"bias has shape \(64,\)"):
         nt.layer_norm(x, w, torch.empty(64, device="meta", dtype=torch.bfloat16), 1e-5)
