@@ -376,4 +376,13 @@ const TunedTable* tuned_table_of_device(int device) {
   return tuned_table_for(properties.name);
 }
 
+const TunedTable* tuned_table_of_current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return tuned_table_of_device(device);
+}
+
 }  // namespace normlab::dispatch

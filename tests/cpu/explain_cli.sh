@@ -4,7 +4,9 @@
 # boundary, sm_90 assumed (and said) without a GPU, --sm, a call no kernel takes and bad options
 # refused by name with exit code 2; the reason printed for one op quotes no other op's
 # measurement; normlab check without --kernel refuses, before any GPU work, a case the
-# dispatcher finds no kernel for: explain_cli.sh PATH/TO/normlab
+# dispatcher finds no kernel for; the tuned tables through --table, --gpu and --rules (the rules'
+# checks above pass --rules, so that they hold on a GPU with a table too); normlab tune's usage
+# and refusals: explain_cli.sh PATH/TO/normlab
 set -u
 normlab=$1
 source "$(dirname "$0")/cli_expect.sh"
@@ -12,8 +14,8 @@ source "$(dirname "$0")/cli_expect.sh"
 explain_is() {
   local kernel=$1 text=$2
   shift 2
-  expect "$normlab" 0 "kernel:  $kernel " explain "$@"
-  expect "$normlab" 0 "$text" explain "$@"
+  expect "$normlab" 0 "kernel:  $kernel " explain --rules "$@"
+  expect "$normlab" 0 "$text" explain --rules "$@"
 }
 many=(--op rmsnorm --dtype bf16 --rows 8192)
 few=(--op add_rmsnorm --dtype bf16 --cols 4096)
@@ -52,8 +54,8 @@ expect env 0 "GPU:     sm_90 (assumed: no CUDA GPU is visible" CUDA_VISIBLE_DEVI
 why_of() {
   local op=$1 other=$2 rule=$3
   shift 3
-  expect "$normlab" 0 "$rule" explain --op "$op" "$@"
-  expect_absent "$normlab" 0 "$other" explain --op "$op" "$@"
+  expect "$normlab" 0 "$rule" explain --rules --op "$op" "$@"
+  expect_absent "$normlab" 0 "$other" explain --rules --op "$op" "$@"
 }
 for ops in "rmsnorm LayerNorm" "add_rmsnorm LayerNorm" "layernorm RMSNorm" "add_layernorm RMSNorm"; do
   read -r op other <<<"$ops"
@@ -75,4 +77,49 @@ expect "$normlab" 2 "'--bias'" explain "${many[@]}" --cols 64 --bias
 expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_backward \
   --rows 9 --cols 8193
 
-finish "explain: every rule at its boundary, its reason true for the op; bad options and impossible calls refused (exit 2)"
+# Tuned tables: --table FILE, a near grid point's fastest kernel that takes the call (the next
+# when a faster one refuses it), the rules where no point is near; --gpu NAME, a compiled-in
+# table; a missing or malformed file refused with exit 2.
+table=$(mktemp)
+trap 'rm -f "$table"' EXIT
+printf '# device\tNVIDIA Test GPU\n# date\tD\nrmsnorm\tbf16\t8192\t4096\t%s %s\n' \
+  ch09_rmsnorm@block4_128x6=0.05 ch07_rmsnorm=0.06 >"$table"
+expect "$normlab" 0 "kernel:  ch09_rmsnorm@block4_128x6 " explain --table "$table" "${many[@]}" \
+  --cols 4000
+expect "$normlab" 0 "runner-up ch07_rmsnorm (0.06 ms)" explain --table "$table" "${many[@]}" \
+  --cols 4000
+expect "$normlab" 0 "table:   $(basename "$table") (NVIDIA Test GPU, tuned D)" explain \
+  --table "$table" "${many[@]}" --cols 4000
+expect "$normlab" 0 "kernel:  ch07_rmsnorm " explain --table "$table" "${many[@]}" --cols 4000 \
+  --misalign 1
+expect "$normlab" 0 "no grid point of tuned table" explain --table "$table" "${many[@]}" \
+  --cols 30000
+expect "$normlab" 0 "table:   none (--rules)" explain --rules --table "$table" "${many[@]}" \
+  --cols 4000
+expect "$normlab" 0 "table:   nvidia-h200." explain --gpu "NVIDIA H200" "${many[@]}" --cols 4096
+expect "$normlab" 0 "why:     tuned table nvidia-h200." explain --gpu "NVIDIA H200" "${many[@]}" \
+  --cols 4096
+expect "$normlab" 0 "table:   none for NVIDIA Unknown" explain --gpu "NVIDIA Unknown" \
+  "${many[@]}" --cols 4096
+expect "$normlab" 2 "cannot read tuned table /no/such.tsv" explain --table /no/such.tsv \
+  "${many[@]}" --cols 64
+printf '# device\tX\nrmsnorm\tbf16\t1\n' >"$table"
+expect "$normlab" 2 "line 2: expected 5 tab-separated fields" explain --table "$table" \
+  "${many[@]}" --cols 64
+
+# normlab tune: its usage, bad options refused by name before any GPU work, and without a GPU
+# exit 69 having written nothing.
+expect "$normlab" 0 "usage: normlab tune" tune --help
+expect "$normlab" 0 "tune     time every candidate kernel" --help
+expect_brief "$normlab" 2 "'--ops' takes forward norms" tune --ops rmsnorm_backward
+expect_brief "$normlab" 2 "'--widths' must be >= 1" tune --widths 256,0
+expect_brief "$normlab" 2 "'--rows' has an empty item" tune --rows 1,,2
+expect_brief "$normlab" 2 "'--dtypes'" tune --dtypes bf17
+expect_brief "$normlab" 2 "is not an option of normlab tune" tune --fast
+out=$(mktemp -d)
+expect env 69 "normlab tune: no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= "$normlab" tune \
+  --out "$out/tuned"
+[ -e "$out/tuned" ] && { echo "FAILED: normlab tune wrote $out/tuned without a GPU"; failures=$((failures + 1)); }
+rm -rf "$out"
+
+finish "explain: every rule at its boundary, its reason true for the op; tuned tables; bad options and impossible calls refused (exit 2); tune's usage"

@@ -88,11 +88,13 @@ CheckOptions parse(int argc, char** argv, int first) {
 }
 
 // The kernel to run: --kernel NAME, refused by name when it names none; without it, the
-// dispatcher's choice (why it chose is returned in @p why), which refuses a case no kernel
+// dispatcher's choice with this GPU's tuned table, as normlab::run makes it (why it chose is
+// returned in @p why), which refuses a case no kernel
 // takes. Whether a named kernel can run the case is asked separately (check_command).
 const KernelEntry& kernel_to_run(const CheckOptions& options, std::string& why) {
   if (options.kernel.empty()) {
-    const Plan plan = dispatch::decide(dispatch::facts_of(options.problem, 0), kernel_registry());
+    const Plan plan = dispatch::decide(dispatch::facts_of(options.problem, 0), kernel_registry(),
+                                       dispatch::tuned_table_of_current_device());
     why = plan.why;
     return *plan.kernel;
   }

@@ -34,6 +34,7 @@ const std::string kExplainUsage =
     "  --gpu NAME                plan with the tuned table of the GPU called NAME (\"NVIDIA\n"
     "                            H200\"; default this machine's GPU's, if it has one)\n"
     "  --table FILE              plan with the tuned table in FILE\n"
+    "  --rules                   plan by the decision table's rules alone, with no tuned table\n"
     "  --help                    print this and exit\n"
     "exit codes: 0 explained, 2 bad usage or a call no kernel takes\n";
 
@@ -84,6 +85,7 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
   // one.
   std::string table_gpu = gpu.name;
   std::string table_file;
+  bool rules_only = false;
   try {
     CaseOptions call;
     CommandLine line(argc, argv, first);
@@ -96,6 +98,8 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
         table_gpu = line.value();
       } else if (line.is("--table")) {
         table_file = line.value();
+      } else if (line.is("--rules")) {
+        rules_only = true;
       } else {
         refuse_unknown_option(line, "normlab explain");
       }
@@ -107,16 +111,22 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
   dispatch::TunedTable given_table;
   const dispatch::TunedTable* table = nullptr;
   try {
-    if (!table_file.empty()) {
+    if (!rules_only && !table_file.empty()) {
       given_table = dispatch::read_tuned_table(table_file);
       table = &given_table;
-    } else if (!table_gpu.empty()) {
+    } else if (!rules_only && !table_gpu.empty()) {
       table = dispatch::tuned_table_for(table_gpu);
     }
   } catch (const std::runtime_error& error) {
     std::fprintf(stderr, "normlab explain: %s\n", error.what());
     return 2;
   }
+  const std::string table_line =
+      rules_only ? std::string("none (--rules): the decision table's rules")
+      : table != nullptr
+          ? table->name + " (" + table->device + ", tuned " + table->header_value("date") + ")"
+          : "none for " + (table_gpu.empty() ? std::string("this GPU") : table_gpu) +
+                ": the decision table's rules";
   Plan plan;
   try {
     plan = dispatch::decide(dispatch::facts_of(c, target.compute_capability), kernel_registry(),
@@ -127,14 +137,7 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
   }
   std::printf("call:    %s\n", describe_call(c).c_str());
   std::printf("GPU:     sm_%d (%s)\n", target.compute_capability, target.description.c_str());
-  std::printf(
-      "table:   %s\n",
-      table != nullptr
-          ? (table->name + " (" + table->device + ", tuned " + table->header_value("date") + ")")
-                .c_str()
-          : ("none for " + (table_gpu.empty() ? std::string("this GPU") : table_gpu) +
-             ": the decision table's rules")
-                .c_str());
+  std::printf("table:   %s\n", table_line.c_str());
   std::printf("kernel:  %s (chapter %02d)\n", plan.kernel->name.c_str(), plan.kernel->chapter);
   std::printf("why:     %s\n", plan.why.c_str());
   std::printf("launch:  %s\n", plan.launch.c_str());
