@@ -436,7 +436,26 @@ def run_tours(args, problems, scratch):
             tours[(rows, cols, dtype)] = {"kernels": [], "error": reason}
             continue
         tours[(rows, cols, dtype)] = json.loads(Path(command[-1]).read_text())
+        add_tuned_kernels(args, problems, (rows, cols, dtype), tours[(rows, cols, dtype)], scratch)
     return tours
+
+
+def add_tuned_kernels(args, problems, shape, tour, scratch):
+    """The dispatcher's kernel for each row of @p shape, toured alone and added to @p tour where
+    the registry's tour lacks it: with the GPU's tuned table it can be one configuration of a
+    family (ch09_<op>@<config>), which `normlab tour --kernel NAME` runs when NAME is exact."""
+    for problem in problems:
+        chosen = dispatched_kernel(args.normlab, problem)
+        if (problem.rows, problem.cols, problem.dtype) != shape or not chosen or \
+                any(k["name"] == chosen for k in tour["kernels"]):
+            continue
+        out = scratch / f"tour-{chosen}-{'x'.join(map(str, shape))}.json"
+        command = tour_command(args.normlab, *shape, scratch)[:-1] + [str(out), "--kernel", chosen]
+        print("running " + shlex.join(command), flush=True)
+        finished = subprocess.run(command, capture_output=True, text=True)
+        if finished.returncode in (0, 1) and out.exists():
+            tour["kernels"] += [k for k in json.loads(out.read_text())["kernels"]
+                                if k["name"] == chosen]
 
 
 # ---------------------------------------------------------------- inputs, reference, checks

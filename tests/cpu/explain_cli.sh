@@ -107,6 +107,14 @@ printf '# device\tX\nrmsnorm\tbf16\t1\n' >"$table"
 expect "$normlab" 2 "line 2: expected 5 tab-separated fields" explain --table "$table" \
   "${many[@]}" --cols 64
 
+# normlab check --kernel takes a candidate that explain can name but the registry lacks.
+expect "$normlab" 2 "runs rmsnorm, not layernorm" check --kernel ch09_rmsnorm@narrow8x4 \
+  --op layernorm --rows 64 --cols 256 --dtype bf16
+expect env 69 "no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= "$normlab" check \
+  --kernel ch09_rmsnorm@narrow8x4 --op rmsnorm --rows 64 --cols 256 --dtype bf16
+expect "$normlab" 2 "names no registered kernel" check --kernel ch09_rmsnorm@nope --op rmsnorm \
+  --rows 64 --cols 256 --dtype bf16
+
 # normlab tune: its usage, bad options refused by name before any GPU work, and without a GPU
 # exit 69 having written nothing.
 expect "$normlab" 0 "usage: normlab tune" tune --help

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "candidates.hpp"
 #include "case_options.hpp"
 #include "dispatcher.hpp"
 #include "normlab/command_line.hpp"
@@ -99,6 +100,10 @@ const KernelEntry& kernel_to_run(const CheckOptions& options, std::string& why) 
     return *plan.kernel;
   }
   const KernelEntry* kernel = find_kernel(options.kernel);
+  if (const dispatch::Candidate* candidate = dispatch::candidate_named(options.kernel);
+      kernel == nullptr && candidate != nullptr) {
+    kernel = candidate->kernel;  // a configuration the tuned chooser may pick
+  }
   if (kernel == nullptr)
     refuse_option("--kernel",
                   "names no registered kernel ('" + options.kernel + "'; see normlab list)");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The normlab program.
 //   normlab tour  [options]  runs every registered kernel on one problem (default 2048 x 8192
-//                            fp32), verifies each against float64 and prints one table.
+//                            fp32), verifies each against float64 and prints one table;
+//                            --kernel NAME also runs the tuned chooser's candidate called NAME.
 //   normlab check [options]  runs one kernel (the dispatcher's choice by default) on one case
 //                            and compares it with float64.
 //   normlab explain [options]  prints what the dispatcher runs for one call and why.
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "candidates.hpp"
 #include "check.hpp"
 #include "explain.hpp"
 #include "normlab/command_line.hpp"
@@ -93,6 +95,21 @@ std::vector<std::string> with_values_apart(int argc, char** argv) {
   return words;
 }
 
+// The registry, and the tuned chooser's candidate that --kernel names exactly when it is not
+// registered (a configuration of a family, ch09_<op>@<config>, which `normlab explain` can name).
+std::vector<normlab::KernelEntry> tour_kernels(int argc, char** argv) {
+  std::vector<normlab::KernelEntry> kernels = normlab::kernel_registry();
+  try {
+    const std::string named = normlab::parse_program_options(argc, argv, 2).filter;
+    const normlab::dispatch::Candidate* candidate = normlab::dispatch::candidate_named(named);
+    if (candidate != nullptr && normlab::find_kernel(named) == nullptr)
+      kernels.push_back(*candidate->kernel);
+  } catch (const std::invalid_argument&) {
+    // Bad options: table_program says so.
+  }
+  return kernels;
+}
+
 }  // namespace
 
 int main(int given_argc, char** given_argv) {
@@ -115,7 +132,7 @@ int main(int given_argc, char** given_argv) {
         return 0;
       }
       return normlab::table_program("normlab tour", kTourPointer, argc, argv, 2,
-                                    normlab::kernel_registry());
+                                    tour_kernels(argc, argv));
     }
     if (command == "check") return normlab::tool::check_command(argc, argv, 2);
     if (command == "explain")
