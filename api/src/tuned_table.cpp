@@ -164,6 +164,7 @@ std::string tuned_table_file_name(std::string_view device_name, double copy_roof
   return device_slug(device_name) + "." + std::to_string(hundreds * 100) + "GBps.tsv";
 }
 
+// [nearest]
 std::optional<TunedPick> nearest_pick(const TunedTable& table, Op op, DType dtype,
                                       std::int64_t rows, std::int64_t cols,
                                       const std::function<bool(const std::string&)>& takes) {
@@ -191,6 +192,7 @@ std::optional<TunedPick> nearest_pick(const TunedTable& table, Op op, DType dtyp
   }
   return std::nullopt;
 }
+// [nearest]
 
 std::string user_tuned_directory() {
   if (std::string dir = getenv_or_empty("NORMLAB_TUNED_DIR"); !dir.empty()) return dir;
