@@ -77,8 +77,8 @@ void validate_tensor_of(const TensorSpec& spec, const NormCall& call) {
 }  // namespace
 
 void validate_eps(float eps) {
-  check_argument(std::isfinite(eps) && eps > 0.0f, kFunction, "eps",
-                 [&] { return "must be positive and finite (got " + std::to_string(eps) + ")"; });
+  check_argument(std::isfinite(eps) && eps >= 0.0f, kFunction, "eps",
+                 [&] { return "must be >= 0 and finite (got " + std::to_string(eps) + ")"; });
 }
 
 void validate(const NormCall& call) {

@@ -119,8 +119,8 @@ def _check_norm(x, weight, bias, eps, gemma=False, residual=None, out=None):
         raise TypeError(f"bias has dtype {bias.dtype} and weight {weight.dtype}; they must match")
     if gemma and weight is None:
         raise ValueError("gemma: scaling by (1 + weight) needs a weight")
-    if not 0 < eps < math.inf:  # comparisons only: under torch.compile eps may be symbolic
-        raise ValueError(f"eps must be a positive finite number, got {eps!r}")
+    if not 0 <= eps < math.inf:  # comparisons only: under torch.compile eps may be symbolic
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if x.numel():
         for name, tensor in (("x", x), ("residual", residual), ("out", out)):
             if tensor is not None:
@@ -474,7 +474,7 @@ def rms_norm(x, weight, eps, gemma=False, *, out=None, normalized_shape=None):
             return torch.ops.normlab.rms_norm(x, weight, eps, gemma)[0]
         if _records_grad(x, weight):
             return _EagerRMSNorm.apply(x, weight, eps, gemma)
-        if _plain(x, weight) and 0 < eps < math.inf and (weight is not None or not gemma):
+        if _plain(x, weight) and 0 <= eps < math.inf and (weight is not None or not gemma):
             y = torch.empty_like(x)  # no statistics: nothing will ask for them
             _launch(_plain_call(capi.OP_RMSNORM, eps, gemma, x, y, weight), x)
             return y
@@ -615,7 +615,7 @@ def layer_norm(x, weight, bias, eps, *, out=None, normalized_shape=None):
             return torch.ops.normlab.layer_norm(x, weight, bias, eps)[0]
         if _records_grad(x, weight, bias):
             return _EagerLayerNorm.apply(x, weight, bias, eps)
-        if _plain(x, weight, bias) and 0 < eps < math.inf:
+        if _plain(x, weight, bias) and 0 <= eps < math.inf:
             y = torch.empty_like(x)
             _launch(_plain_call(capi.OP_LAYERNORM, eps, False, x, y, weight, bias), x)
             return y
@@ -662,7 +662,7 @@ def fused_add_rms_norm_(x, residual, weight, eps, gemma=False):
                  residual=residual, weight=weight)
     if not _eager(x):
         torch.ops.normlab.fused_add_rms_norm_(x, residual, weight, eps, gemma)
-    elif (_plain(x, weight) and _plain_residual(x, residual) and 0 < eps < math.inf
+    elif (_plain(x, weight) and _plain_residual(x, residual) and 0 <= eps < math.inf
           and (weight is not None or not gemma)):
         _fused_in_place(_plain_call(capi.OP_ADD_RMSNORM, eps, gemma, x, x, weight), x, residual)
     else:
@@ -701,7 +701,7 @@ def fused_add_layer_norm_(x, residual, weight, bias, eps):
                  x=x, residual=residual, weight=weight, bias=bias)
     if not _eager(x):
         torch.ops.normlab.fused_add_layer_norm_(x, residual, weight, bias, eps)
-    elif _plain(x, weight, bias) and _plain_residual(x, residual) and 0 < eps < math.inf:
+    elif _plain(x, weight, bias) and _plain_residual(x, residual) and 0 <= eps < math.inf:
         _fused_in_place(_plain_call(capi.OP_ADD_LAYERNORM, eps, False, x, x, weight, bias), x,
                         residual)
     else:

@@ -23,6 +23,8 @@ def test_forward_outputs_shapes_and_dtypes():
     assert (y.shape, mean.shape, rstd.shape) == (X.shape, (2, 3), (2, 3))
     assert nt.rms_norm(X, None, 1e-6).shape == X.shape
     assert nt.layer_norm(meta(5, 0), None, None, 1e-5).shape == (5, 0)
+    # eps = 0, as PyTorch takes it (a constant row then has an infinite rstd, as in PyTorch).
+    assert nt.rms_norm(X, W, 0.0).shape == nt.layer_norm(X, W, W, 0.0).shape == X.shape
 
 
 def test_statistics_are_outputs_without_gradient():
@@ -52,9 +54,9 @@ def test_backward_outputs_shapes_and_dtypes():
      lambda: nt.rms_norm(X, meta(64, dtype=torch.float16), 1e-6)),
     (TypeError, "bias has dtype torch.bfloat16 and weight torch.float32",
      lambda: nt.layer_norm(X, W, meta(64), 1e-5)),
-    (ValueError, "eps must be a positive finite number, got 0.0",
-     lambda: nt.rms_norm(X, None, 0.0)),
-    (ValueError, "eps must be a positive finite number, got inf",
+    (ValueError, "eps must be a finite number >= 0, got -1e-06",
+     lambda: nt.rms_norm(X, None, -1e-6)),
+    (ValueError, "eps must be a finite number >= 0, got inf",
      lambda: nt.layer_norm(X, None, None, float("inf"))),
     (ValueError, r"gemma: scaling by \(1 \+ weight\) needs a weight",
      lambda: nt.rms_norm(X, None, 1e-6, gemma=True)),

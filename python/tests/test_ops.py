@@ -64,6 +64,15 @@ def test_layer_norm_matches_torch(generator, shape, dtype, weight_dtype, affine)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_eps_zero_as_torch_takes_it(generator, dtype):
+    x = ref.activations((37, 1031), dtype, generator)
+    w = ref.parameter(1031, dtype, generator)
+    assert_close("y rms_norm eps=0", nt.rms_norm(x, w, 0.0), ref.rms_norm(x, w, 0.0), dtype)
+    assert_close("y layer_norm eps=0", nt.layer_norm(x, w, w, 0.0), ref.layer_norm(x, w, w, 0.0),
+                 dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_strided_rows(generator, dtype):
     # Rows of a wider tensor: (2, 19, 1031) inside (2, 19, 1100), offset by 7 elements.
     wide = ref.activations((2, 19, 1100), dtype, generator)
@@ -293,7 +302,7 @@ def test_c_abi_refusal_writes_nothing():
     x = torch.randn(4, 64, device="cuda")
     y = torch.full_like(x, float("nan"))
     call = capi.NormlabCall(op=capi.OP_RMSNORM, dtype=capi.DTYPE_F32, weight_dtype=capi.DTYPE_F32,
-                            rows=4, cols=64, eps=0.0, x=x.data_ptr(), x_stride=64,
+                            rows=4, cols=64, eps=-1.0, x=x.data_ptr(), x_stride=64,
                             y=y.data_ptr(), y_stride=64)
     with pytest.raises(ValueError, match="eps"):
         nt.ops._library.run(call, torch.cuda.current_stream().cuda_stream, None)

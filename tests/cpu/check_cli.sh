@@ -57,11 +57,12 @@ expect_refused --eps "${valid[@]}" --eps -1e-5
 expect_refused --eps "${valid[@]}" --eps nan
 expect_refused --eps "${valid[@]}" --eps 1e-5x
 expect_refused --eps "${valid[@]}" --eps 1e39
-# eps as the library judges it (normlab::plan's rule): 0, and 1e-50 (0 as a float), refused.
-expect_refused --eps "${valid[@]}" --eps 0
+# eps as the library judges it (normlab::plan's rule): 0 taken, as PyTorch takes it; 1e-50,
+# which is 0 as a float, refused as another eps than the one asked for; 1e39 infinite.
+expect "$normlab" 0 "kernel:" explain "${valid[@]}" --eps 0
 expect_refused --eps "${valid[@]}" --eps 1e-50
-expect "$normlab" 2 "argument 'eps' must be positive and finite" check "${valid[@]}" --eps 1e-50
-expect "$normlab" 2 "argument 'eps' must be positive and finite" explain "${valid[@]}" --eps 0
+expect "$normlab" 2 "'--eps' is 0 as a float" check "${valid[@]}" --eps 1e-50
+expect "$normlab" 2 "argument 'eps' must be >= 0 and finite" explain "${valid[@]}" --eps 1e39
 expect "$normlab" 0 "kernel:" explain "${valid[@]}" --eps 1e-30
 expect_refused --seed "${valid[@]}" --seed seven
 expect_refused --seed "${valid[@]}" --seed -1
@@ -86,7 +87,7 @@ expect "$normlab" 0 "call:    rmsnorm bf16 4 x 64, no weight" explain --op=rmsno
 expect "$normlab" 0 "call:    layernorm fp32 3 x 8, row stride 9" explain --op layernorm \
   --rows=3 --cols=8 --row-stride=9 --eps=1e-6 --sm=80
 expect_refused --rows --op=rmsnorm --rows=-1 --cols=64
-expect_refused --eps "${valid[@]}" --eps=0
+expect_refused --eps "${valid[@]}" --eps=-0.5
 expect_brief "$normlab" 2 "'--rows'" tour --rows=0
 expect_brief "$normlab" 2 "'--op'" tour --op=softmax
 expect_brief "$normlab" 2 "'--kernel'" tour --kernel=ch99_nothing

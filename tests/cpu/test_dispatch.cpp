@@ -342,8 +342,8 @@ TEST_CASE("malformed calls are refused by the argument's name", "[dispatch]") {
           {"weight_dtype", [](NormCall& c) { c.weight_dtype = DType::f16; }},
           {"rows", [](NormCall& c) { c.rows = -1; }},
           {"cols", [](NormCall& c) { c.cols = 0; }},
-          {"eps", [](NormCall& c) { c.eps = 0.0f; }},
           {"eps", [](NormCall& c) { c.eps = -1e-5f; }},
+          {"eps", [](NormCall& c) { c.eps = -0.0f - 1e-30f; }},
           {"eps", [](NormCall& c) { c.eps = std::nanf(""); }},
           {"eps", [](NormCall& c) { c.eps = std::numeric_limits<float>::infinity(); }},
           {"residual", [](NormCall& c) { c.residual = nullptr; }},
@@ -394,6 +394,17 @@ TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[disp
   CHECK_NOTHROW(normlab::plan(empty, kHopper));
   empty.rows = 1;
   require_refused(empty, "x");
+}
+
+TEST_CASE("eps = 0 is planned, as PyTorch takes it", "[dispatch]") {
+  for (Op op : {Op::rmsnorm, Op::add_layernorm, Op::layernorm_backward}) {
+    NormCall call = full_call(op, 16, 1000);
+    call.eps = 0.0f;
+    INFO(normlab::name_of(op));
+    CHECK_NOTHROW(dispatch::validate(call));
+    CHECK_NOTHROW(dispatch::validate_eps(0.0f));
+  }
+  CHECK_THROWS_WITH(dispatch::validate_eps(-0.0f - 1e-30f), Catch::Contains("must be >= 0"));
 }
 
 TEST_CASE("run with a plan refuses an empty plan and a short scratch before launching",
@@ -642,6 +653,6 @@ TEST_CASE("run says that no usable GPU is present, before planning, naming no so
   CHECK_THROWS_AS(normlab::run(call, nullptr), std::runtime_error);
   CHECK_THROWS_WITH(normlab::run(call, nullptr), Catch::Contains("no usable CUDA GPU"));
   CHECK_THROWS_WITH(normlab::run(call, nullptr), !Catch::Contains(".cu:"));
-  call.eps = 0.0f;  // a malformed call is still refused by its argument first
+  call.eps = -1.0f;  // a malformed call is still refused by its argument first
   CHECK_THROWS_WITH(normlab::run(call, nullptr), Catch::Contains("'eps'"));
 }

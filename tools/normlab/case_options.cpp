@@ -21,7 +21,7 @@ const char* const kCaseOptionsUsage =
     "  --bias                    a bias (LayerNorm ops)\n"
     "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
     "  --gemma                   scale by (1 + w)\n"
-    "  --eps E                   positive, as a float (default 1e-5)\n"
+    "  --eps E                   >= 0 and finite as a float (default 1e-5)\n"
     "  --in-place                y over x; for add + norm, the new residual over the old;\n"
     "                            backward: dx over dy\n";
 
@@ -57,9 +57,13 @@ bool CaseOptions::take(CommandLine& line) {
   } else if (line.is("--gemma")) {
     weight_plus_one_ = true;
   } else if (line.is("--eps")) {
-    // Judged as a float by the library's own rule (dispatch::validate_eps): 1e-50 is 0 there,
-    // 1e39 infinite.
-    eps_ = static_cast<float>(line.number());
+    // Judged as a float by the library's own rule (dispatch::validate_eps): 1e39 is infinite
+    // there. A value that is not 0 but rounds to 0 as a float (1e-50) is refused here: the
+    // call would run with another eps than the one asked for.
+    const double given = line.number();
+    eps_ = static_cast<float>(given);
+    if (given != 0.0 && eps_ == 0.0f)
+      refuse_option("--eps", "is 0 as a float (" + std::to_string(given) + " underflows)");
     try {
       dispatch::validate_eps(eps_);
     } catch (const std::invalid_argument& error) {

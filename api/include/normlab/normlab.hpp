@@ -33,7 +33,7 @@ struct Plan {
 /// their alignment takes the kept plan (the checks below still run on every call). Throws
 /// std::invalid_argument
 /// naming the argument when the call is malformed (a null tensor, a stride below cols, a
-/// misaligned pointer, eps not positive, ...) or when no kernel can run it (the message then
+/// misaligned pointer, eps negative or not finite, ...) or when no kernel can run it (the message then
 /// says what each candidate refused). Fields the op does not read are ignored. An output may
 /// lie exactly over its input (y over x; residual_out over residual; dx over dy) with the same
 /// stride; other overlaps between tensors are not detected.
