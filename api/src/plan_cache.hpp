@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,7 @@ namespace normlab::dispatch {
 /// left out: plans say how much they need, and run() checks what the call holds.
 class PlanKey {
  public:
+  PlanKey() = default;  ///< no call's key
   /// The key of @p call on device @p device (its ordinal: kernels and scratch depend on the GPU).
   PlanKey(const NormCall& call, int device) {
     put(static_cast<std::int64_t>(call.op));
@@ -96,12 +98,46 @@ class PlanCache {
  public:
   using Planner = std::function<Plan(const NormCall&)>;
 
-  explicit PlanCache(std::size_t capacity) : capacity_(capacity) {}
+  explicit PlanCache(std::size_t capacity) : capacity_(capacity), id_(next_id()) {}
 
-  /// The plan for @p call on @p device: the kept one, or @p planner's, then kept.
+  /// The plan for @p call on @p device: the kept one, or @p planner's, then kept. A thread that
+  /// repeats its last call's layout (every layer of a model, token after token) takes that plan
+  /// from its own memo, without the lock, the hash or the map; a plan depends on its key alone,
+  /// so it stays right even after the map has dropped it.
   std::shared_ptr<const Plan> find_or_plan(const NormCall& call, int device,
                                            const Planner& planner) {
     const PlanKey key(call, device);
+    thread_local Memo memo;
+    if (memo.cache == id_ && memo.key == key) return memo.plan;
+    memo = {id_, key, find_or_plan(key, call, planner)};
+    return memo.plan;
+  }
+
+  std::size_t size() const {
+    const std::lock_guard lock(mutex_);
+    return order_.size();
+  }
+
+ private:
+  struct Hash {
+    std::size_t operator()(const PlanKey& key) const { return key.hash(); }
+  };
+  using Entry = std::pair<PlanKey, std::shared_ptr<const Plan>>;
+  // A thread's last plan, and the cache it came from (by a number no other cache has had: two
+  // caches at one address one after the other must not share it).
+  struct Memo {
+    std::uint64_t cache = 0;
+    PlanKey key;
+    std::shared_ptr<const Plan> plan;
+  };
+
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> ids{0};
+    return ++ids;
+  }
+
+  std::shared_ptr<const Plan> find_or_plan(const PlanKey& key, const NormCall& call,
+                                           const Planner& planner) {
     {
       const std::lock_guard lock(mutex_);
       if (const auto found = index_.find(key); found != index_.end()) {
@@ -123,18 +159,8 @@ class PlanCache {
     return made;
   }
 
-  std::size_t size() const {
-    const std::lock_guard lock(mutex_);
-    return order_.size();
-  }
-
- private:
-  struct Hash {
-    std::size_t operator()(const PlanKey& key) const { return key.hash(); }
-  };
-  using Entry = std::pair<PlanKey, std::shared_ptr<const Plan>>;
-
   std::size_t capacity_;
+  std::uint64_t id_;
   mutable std::mutex mutex_;
   std::list<Entry> order_;  ///< the most recently used first
   std::unordered_map<PlanKey, std::list<Entry>::iterator, Hash> index_;

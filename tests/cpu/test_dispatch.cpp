@@ -10,6 +10,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -600,6 +601,21 @@ TEST_CASE("the cache plans a layout once, again after any change, and drops the 
   CHECK_THROWS_WITH(cache.find_or_plan(d, 0, refuse), "refused");
   CHECK_THROWS_WITH(cache.find_or_plan(d, 0, refuse), "refused");
   CHECK(planned == 6);
+}
+
+TEST_CASE("a thread's last plan is its cache's own, however caches come and go", "[plan_cache]") {
+  const NormCall a = full_call(Op::rmsnorm, 8, 4096);
+  const auto planner = [](const char* name) {
+    return [name](const NormCall&) { return normlab::Plan{.why = name}; };
+  };
+  dispatch::PlanCache one(4), two(4);
+  CHECK(one.find_or_plan(a, 0, planner("one"))->why == "one");
+  CHECK(two.find_or_plan(a, 0, planner("two"))->why == "two");  // the same key, another cache
+  CHECK(one.find_or_plan(a, 0, planner("again"))->why == "one");
+  for (const char* name : {"first", "second"}) {  // likely one address after the other
+    auto cache = std::make_unique<dispatch::PlanCache>(4);
+    CHECK(cache->find_or_plan(a, 0, planner(name))->why == name);
+  }
 }
 
 TEST_CASE("threads share the cache, each call given its own layout's plan", "[plan_cache]") {
