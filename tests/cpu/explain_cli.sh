@@ -96,6 +96,8 @@ expect "$normlab" 0 "no grid point of tuned table" explain --table "$table" "${m
   --cols 30000
 expect "$normlab" 0 "table:   none (--rules)" explain --rules --table "$table" "${many[@]}" \
   --cols 4000
+expect env 0 "table:   none for this GPU: the decision table's rules" CUDA_VISIBLE_DEVICES= \
+  "$normlab" explain "${many[@]}" --cols 4096
 expect "$normlab" 0 "table:   nvidia-h200." explain --gpu "NVIDIA H200" "${many[@]}" --cols 4096
 expect "$normlab" 0 "why:     tuned table nvidia-h200." explain --gpu "NVIDIA H200" "${many[@]}" \
   --cols 4096
