@@ -15,7 +15,7 @@ namespace normlab::ch01 {
 /// the running sum is large, each small square loses most of its bits when added (squares below
 /// half the sum's ulp vanish): the sum drifts low as the row grows. For normal(0, 1) rows the
 /// relative error of 1/RMS is 3.6e-5 at 262144 columns, 2.4e-4 at 1048576 and 7.1e-3 at 9437184
-/// (the same sum on the CPU; this kernel on an H200 at 9437184: 7.05e-3), against the ladder's
+/// (the same sum on the CPU; the kernel's own error on a GPU agrees), against the ladder's
 /// tolerance of 1e-4. Chapter 02's tree adds numbers of like size and has no such limit.
 inline constexpr std::int64_t kMostCols = 262144;
 // [most_cols]

@@ -15,7 +15,7 @@
 // at 2048 x 8192, 256-thread blocks keep about 1000 rows (33 MB) in flight across the GPU, more
 // than the caches hold next to the outputs, so the second read of x goes back to DRAM;
 // 1024-thread blocks keep about 260 rows (8.5 MB), and the second read stays on chip (the
-// profile, book/results/profile.md: DRAM reads 1.00 of one pass, mostly L1 hits).
+// profile in book/results/profile.md: DRAM reads x once, the second read mostly L1 hits).
 #include "ch03.cuh"
 
 #include <string>

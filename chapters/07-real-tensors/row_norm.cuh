@@ -27,8 +27,9 @@ inline constexpr int kMostThreads = kVectors <= 4 ? 512 : 384;
 // Blocks an SM must hold at the most threads: 2 for aligned fp32 rows of 4 vectors a thread,
 // so their registers stay within 64 a thread. They need about 62, but nothing held them there:
 // at 66 (LayerNorm, after the Slice change) a block of 512 threads took 33792 registers, an SM
-// held one block instead of two, and 2048 x 8192 fp32 LayerNorm fell from 86.1% of the copy
-// roof to 68.4% (H100). 16-bit rows with fp32 parameters, and misaligned rows, need more.
+// held one block instead of two, and fp32 LayerNorm lost much of its share of the copy roof
+// (chapter 07's page has the figures). 16-bit rows with fp32 parameters, and misaligned rows,
+// need more.
 template <typename T, int kVectors, bool kAligned>
 inline constexpr int kLeastBlocks = sizeof(T) == 4 && kVectors == 4 && kAligned ? 2 : 1;
 inline constexpr int kStreamingThreads = 512;

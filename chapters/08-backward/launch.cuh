@@ -107,12 +107,12 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   config.attrs = &early;
   config.numAttrs = 1;
   // In one wave: with float4 loads a thread takes 45 registers (CUDA 13.0), 2 blocks an SM, and
-  // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 and 3 blocks
-  // an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let ptxas
-  // take more). There the kernel built for 4 blocks an SM runs instead: measured faster, and the
-  // sums alone shorter under Nsight Compute (chapter 08's page has the figures). Where one wave
-  // holds the blocks anyway the 4-block build gained nothing (its differences were within what
-  // the run order moved unchanged kernels), so it is not taken there.
+  // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 registers and 3
+  // blocks an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let
+  // ptxas take more). There the kernel built for 4 blocks an SM runs instead: measured faster, and
+  // the sums alone shorter under Nsight Compute (chapter 08's page has the figures). Where one wave
+  // holds the blocks anyway the 4-block build gained nothing (its differences were within what the
+  // run order moved unchanged kernels), so it is not taken there.
   const unsigned int blocks = config.gridDim.x;
   const bool one_wave =
       blocks <=

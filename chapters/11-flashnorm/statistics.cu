@@ -41,7 +41,7 @@ __global__ void row_rstd_kernel(const __half* x, std::int64_t cols, float eps, b
 // lie on the 16-byte grid, element by element otherwise; each thread loads kBatch chunks before
 // it stores any, since a store might alias the next load as far as the compiler knows, and the
 // block has as many threads as a row has batches (at most 256). Chapter 12 scales 16384 x 8192
-// outputs with it; one half a thread ran that at a quarter of the copy roof.
+// outputs with it; one half a thread ran that far below the copy roof.
 constexpr int kBatch = 4;
 constexpr int kScaleThreads = 256;
 

@@ -5,8 +5,8 @@
 // 4096 chunks of a row of up to millions of columns, and a block of 512 threads reduced it.
 // Here a GPU's slice of a tensor-parallel row is a few thousand columns (4096 of a row of
 // 8192 on 2 GPUs): 512 chunks of bf16, one a thread in such a block, whose reduction and
-// barriers then cost more than its loads (the first version measured 124 us for a pass that
-// moves 134 MB, 26% of the copy roof). So a warp takes a row, chapter 09's lesson: the team
+// barriers then cost more than its loads (the first version's passes ran far below the copy
+// roof; chapter 12's page has the figures). So a warp takes a row, chapter 09's lesson: the team
 // sized to the row, no barrier, the warp's shuffles for the reduction.
 #include <algorithm>
 #include <climits>
@@ -29,7 +29,8 @@ constexpr int kThreads = kRowsPerBlock * kWarpSize;
 // Registers: the passes of rows on the 16-byte grid (chapter 07's aligned instantiation, no
 // element-by-element code) take 40 to 76 and are held to 85 (at least 3 blocks, 24 warps, an
 // SM). A version with only the general instantiation, which also loaded four chunks a lane
-// before storing any, took up to 106: 2 blocks an SM, DRAM at 37.6% of its peak (profiled).
+// before storing any, took up to 106: 2 blocks an SM, and DRAM well short of its peak (chapter
+// 12's page has the profile).
 
 // This warp's first row and the step to its next; its lane strides over a row's chunks.
 __device__ inline std::int64_t first_row() {
