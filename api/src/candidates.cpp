@@ -32,13 +32,13 @@ const Built& built() {
     for (const KernelEntry& kernel : kernel_registry()) {
       if (!is_forward_norm(kernel.op)) continue;
       if (kernel.chapter == 7) {
-        made.all.push_back({.family = "general", .config = "ch07", .kernel = &kernel});
+        made.all.push_back({.family = "general", .config = "default", .kernel = &kernel});
         continue;
       }
       if (kernel.chapter != 10) continue;
       for (const auto& path : kChapter10Paths) {
         if (kernel.name.ends_with(path.suffix)) {
-          made.all.push_back({.family = path.family, .config = path.family, .kernel = &kernel});
+          made.all.push_back({.family = path.family, .config = "default", .kernel = &kernel});
         }
       }
     }
@@ -51,6 +51,8 @@ const Built& built() {
            .kernel = &kernel,
            .ch09_config = index});
     }
+    for (Candidate& candidate : made.all)
+      candidate.key = std::string(candidate.family) + "/" + candidate.config;
     return made;
   }();
   return b;
@@ -60,6 +62,14 @@ const Built& built() {
 
 std::span<const Candidate> candidates() {
   return built().all;
+}
+
+const Candidate* candidate_keyed(Op op, std::string_view key) {
+  const std::vector<Candidate>& all = built().all;
+  const auto found = std::find_if(all.begin(), all.end(), [&](const Candidate& c) {
+    return c.kernel->op == op && c.key == key;
+  });
+  return found == all.end() ? nullptr : &*found;
 }
 
 const Candidate* candidate_named(std::string_view kernel_name) {

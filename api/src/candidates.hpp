@@ -13,14 +13,16 @@
 
 namespace normlab::dispatch {
 
-/// One kernel the chooser may pick. Families: "general" (chapter 07's launcher: any alignment,
-/// rows too wide for registers streamed), "lanes" (a group of lanes a row, chapter 09's narrow
-/// configurations), "block" (a row a block with a register cap, chapter 09's block
-/// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths).
+/// One kernel the chooser may pick, for one op. Families: "general" (chapter 07's launcher: any
+/// alignment, rows too wide for registers streamed), "lanes" (a group of lanes a row, chapter
+/// 09's narrow configurations), "block" (a row a block with a register cap, chapter 09's block
+/// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths); a family of one
+/// configuration calls it "default".
 struct Candidate {
   const char* family = "";
-  std::string config;                   ///< its name within the family
-  const KernelEntry* kernel = nullptr;  ///< what runs it; its name keys the tuned tables
+  std::string config;  ///< its name within the family
+  std::string key;     ///< "family/config": what the tuned tables name it by, beside the op
+  const KernelEntry* kernel = nullptr;  ///< what runs it
   int ch09_config = -1;                 ///< chapter 09's kConfigs index, or -1
 };
 
@@ -28,7 +30,10 @@ struct Candidate {
 /// built once; the pointers stay valid for the life of the process.
 std::span<const Candidate> candidates();
 
-/// The candidate whose kernel is called @p kernel_name, or nullptr.
+/// The candidate of @p op keyed @p key ("lanes/narrow8x4"), or nullptr.
+const Candidate* candidate_keyed(Op op, std::string_view key);
+
+/// The candidate whose kernel is called @p kernel_name ("ch09_rmsnorm@narrow8x4"), or nullptr.
 const Candidate* candidate_named(std::string_view kernel_name);
 
 /// Empty when @p candidate can run the call @p facts describe; else why not (its kernel's

@@ -284,18 +284,18 @@ std::string launch_of(const Candidate& candidate, const Facts& f) {
 std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
   const Shape& s = facts.needs.shape;
   const std::optional<TunedPick> pick =
-      nearest_pick(table, facts.needs.op, s.dtype, s.rows, s.cols, [&](const std::string& name) {
-        const Candidate* candidate = candidate_named(name);
+      nearest_pick(table, facts.needs.op, s.dtype, s.rows, s.cols, [&](const std::string& key) {
+        const Candidate* candidate = candidate_keyed(facts.needs.op, key);
         return candidate != nullptr && refusal_of(*candidate, facts).empty();
       });
   if (!pick) return std::nullopt;
   const TunedEntry& entry = *pick->entry;
   const TunedTime& chosen = entry.ranking[pick->index];
-  const Candidate& candidate = *candidate_named(chosen.kernel);
+  const Candidate& candidate = *candidate_keyed(facts.needs.op, chosen.candidate);
   std::string why = "tuned table " + table.name + ", grid point " + name_of(entry.op) + " " +
                     name_of(entry.dtype) + " " + std::to_string(entry.rows) + " x " +
-                    std::to_string(entry.cols) + ": " + candidate.family + " " + candidate.config +
-                    ", ";
+                    std::to_string(entry.cols) + ": " + candidate.key + " (" +
+                    candidate.kernel->name + "), ";
   why += pick->index == 0
              ? "the fastest there of " + std::to_string(entry.ranking.size()) + " checked and timed"
              : "the fastest there that takes this call (" + std::to_string(pick->index) +
@@ -303,7 +303,7 @@ std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
   why += " (" + milliseconds_text(chosen.ms) + ")";
   if (pick->index + 1 < entry.ranking.size()) {
     const TunedTime& next = entry.ranking[pick->index + 1];
-    why += "; runner-up " + next.kernel + " (" + milliseconds_text(next.ms) + ")";
+    why += "; runner-up " + next.candidate + " (" + milliseconds_text(next.ms) + ")";
   }
   return Plan{.kernel = candidate.kernel, .why = why, .launch = launch_of(candidate, facts)};
 }

@@ -24,8 +24,9 @@ struct Facts {
 
 /// Throws std::invalid_argument naming the argument unless @p call is well formed: a norm op,
 /// known dtypes with parameters in the activations' dtype or fp32, rows >= 0, cols >= 1, eps
-/// >= 0 and finite (0 as PyTorch takes it: a constant row then has an infinite rstd), every tensor its op needs non-null (when rows > 0), strides >= cols,
-/// pointers aligned to their element, outputs over inputs only as the same rows.
+/// >= 0 and finite (0 as PyTorch takes it: a constant row then has an infinite rstd), every tensor
+/// its op needs non-null (when rows > 0), strides >= cols, pointers aligned to their element,
+/// outputs over inputs only as the same rows.
 void validate(const NormCall& call);
 /// validate()'s check of eps alone, for the tools that read eps before there is a call (normlab
 /// check and explain): throws std::invalid_argument naming 'eps' unless it is >= 0 and finite.

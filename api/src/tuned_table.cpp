@@ -70,7 +70,7 @@ TunedEntry entry_of(std::string_view text, const std::string& name, int line) {
   for (const std::string_view timed : split(fields[4], ' ')) {
     const std::size_t equals = timed.find('=');
     if (equals == std::string_view::npos || equals == 0)
-      refuse_line(name, line, "expected kernel=ms, got '" + std::string(timed) + "'");
+      refuse_line(name, line, "expected family/config=ms, got '" + std::string(timed) + "'");
     entry.ranking.push_back(
         {std::string(timed.substr(0, equals)), milliseconds(timed.substr(equals + 1), name, line)});
     if (entry.ranking.size() > 1 && entry.ranking.back().ms < entry.ranking.end()[-2].ms)
@@ -138,7 +138,7 @@ std::string format_tuned_table(const TunedTable& table) {
     for (std::size_t i = 0; i < entry.ranking.size(); ++i) {
       char ms[32];
       std::snprintf(ms, sizeof ms, "%.5g", entry.ranking[i].ms);
-      text += (i == 0 ? "" : " ") + entry.ranking[i].kernel + "=" + ms;
+      text += (i == 0 ? "" : " ") + entry.ranking[i].candidate + "=" + ms;
     }
     text += "\n";
   }
@@ -187,7 +187,7 @@ std::optional<TunedPick> nearest_pick(const TunedTable& table, Op op, DType dtyp
                    [](const Near& a, const Near& b) { return a.distance < b.distance; });
   for (const Near& n : near) {
     for (std::size_t i = 0; i < n.entry->ranking.size(); ++i) {
-      if (takes(n.entry->ranking[i].kernel)) return TunedPick{n.entry, i};
+      if (takes(n.entry->ranking[i].candidate)) return TunedPick{n.entry, i};
     }
   }
   return std::nullopt;

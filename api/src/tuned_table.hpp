@@ -5,7 +5,7 @@
 /// with its time.
 ///
 /// A table is a text file, one grid point a line, tab-separated:
-///   op  dtype  rows  cols  kernel=ms kernel=ms ...   (fastest first)
+///   op  dtype  rows  cols  family/config=ms family/config=ms ...   (fastest first)
 /// after header lines "# key<TAB>value" (device, copy_roof_gbps, date, ...). Its name is the
 /// device's and its copy roof's: nvidia-h200.4400GBps.tsv.
 #pragma once
@@ -24,8 +24,8 @@
 namespace normlab::dispatch {
 
 struct TunedTime {
-  std::string kernel;  ///< a candidate's kernel name (candidates.hpp)
-  double ms = 0.0;     ///< its median time at the grid point
+  std::string candidate;  ///< a candidate's key, "family/config" (candidates.hpp)
+  double ms = 0.0;        ///< its median time at the grid point
 };
 
 struct TunedEntry {

@@ -83,10 +83,10 @@ expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_ba
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
 printf '# device\tNVIDIA Test GPU\n# date\tD\nrmsnorm\tbf16\t8192\t4096\t%s %s\n' \
-  ch09_rmsnorm@block4_128x6=0.05 ch07_rmsnorm=0.06 >"$table"
+  block/block4_128x6=0.05 general/default=0.06 >"$table"
 expect "$normlab" 0 "kernel:  ch09_rmsnorm@block4_128x6 " explain --table "$table" "${many[@]}" \
   --cols 4000
-expect "$normlab" 0 "runner-up ch07_rmsnorm (0.06 ms)" explain --table "$table" "${many[@]}" \
+expect "$normlab" 0 "runner-up general/default (0.06 ms)" explain --table "$table" "${many[@]}" \
   --cols 4000
 expect "$normlab" 0 "table:   $(basename "$table") (NVIDIA Test GPU, tuned D)" explain \
   --table "$table" "${many[@]}" --cols 4000

@@ -35,11 +35,11 @@ const char* const kTable =
     "# device\tNVIDIA Test GPU\n"
     "# copy_roof_gbps\t3000.0\n"
     "# date\t2026-12-02T00:00:00Z\n"
-    "rmsnorm\tbf16\t8192\t4096\tch09_rmsnorm@block4_128x6=0.05 ch07_rmsnorm=0.06 "
-    "ch10_rmsnorm_split=0.09\n"
-    "rmsnorm\tbf16\t1\t4096\tch09_rmsnorm@block2=0.004 ch07_rmsnorm=0.005\n"
-    "rmsnorm\tbf16\t8192\t576\tch09_rmsnorm@narrow32x3=0.01 ch07_rmsnorm=0.02\n"
-    "rmsnorm\tbf16\t1\t3072\tch07_rmsnorm=0.004\n";
+    "rmsnorm\tbf16\t8192\t4096\tblock/block4_128x6=0.05 general/default=0.06 "
+    "split/default=0.09\n"
+    "rmsnorm\tbf16\t1\t4096\tblock/block2=0.004 general/default=0.005\n"
+    "rmsnorm\tbf16\t8192\t576\tlanes/narrow32x3=0.01 general/default=0.02\n"
+    "rmsnorm\tbf16\t1\t3072\tgeneral/default=0.004\n";
 
 dispatch::TunedTable table() {
   return dispatch::parse_tuned_table(kTable, "test-gpu.3000GBps.tsv");
@@ -57,7 +57,7 @@ TEST_CASE("a tuned table reads back what it writes", "[tuned]") {
   CHECK(t.copy_roof_gbps == 3000.0);
   REQUIRE(t.entries.size() == 4);
   CHECK(t.entries[0].ranking.size() == 3);
-  CHECK(t.entries[0].ranking[1].kernel == "ch07_rmsnorm");
+  CHECK(t.entries[0].ranking[1].candidate == "general/default");
   CHECK(t.entries[0].ranking[1].ms == 0.06);
   const dispatch::TunedTable again = dispatch::parse_tuned_table(format_tuned_table(t), t.name);
   CHECK(dispatch::format_tuned_table(again) == dispatch::format_tuned_table(t));
@@ -76,7 +76,7 @@ TEST_CASE("a malformed tuned table is refused by its line", "[tuned]") {
   refused("rmsnorm\tbf17\t8\t64\tk=1\n", "bf17");
   refused("rmsnorm\tbf16\t0\t64\tk=1\n", "rows");
   refused("rmsnorm\tbf16\t8\tx\tk=1\n", "cols");
-  refused("rmsnorm\tbf16\t8\t64\tk\n", "kernel=ms");
+  refused("rmsnorm\tbf16\t8\t64\tk\n", "family/config=ms");
   refused("rmsnorm\tbf16\t8\t64\tk=-1\n", "positive time");
   refused("rmsnorm\tbf16\t8\t64\ta=2 b=1\n", "fastest first");
   CHECK_THROWS_WITH(dispatch::parse_tuned_table("rmsnorm\tbf16\t8\t64\tk=1\n", "headless.tsv"),
@@ -102,9 +102,9 @@ TEST_CASE("the nearest grid point with a kernel that takes the call is picked", 
   const auto next = pick(5000, 4000, no_block);
   REQUIRE(next);
   CHECK(next->entry->rows == 8192);
-  CHECK(next->entry->ranking[next->index].kernel == "ch07_rmsnorm");
+  CHECK(next->entry->ranking[next->index].candidate == "general/default");
   // ...and a point where none takes it for the next point.
-  const auto only_split = [](const std::string& k) { return k == "ch10_rmsnorm_split"; };
+  const auto only_split = [](const std::string& k) { return k == "split/default"; };
   REQUIRE(pick(1, 4096, only_split));
   CHECK(pick(1, 4096, only_split)->entry->rows == 8192);
   // Too far in columns (more than an octave), another dtype or op, or none taking it: nothing.
@@ -121,7 +121,7 @@ TEST_CASE("the dispatcher takes the tuned pick, and the rules without one", "[tu
   CHECK(tuned.kernel->name == "ch09_rmsnorm@block4_128x6");
   CHECK_THAT(tuned.why, Catch::Contains("tuned table test-gpu.3000GBps.tsv") &&
                             Catch::Contains("8192 x 4096") &&
-                            Catch::Contains("runner-up ch07_rmsnorm"));
+                            Catch::Contains("runner-up general/default"));
   CHECK_THAT(tuned.launch, Catch::Contains("block4_128x6: 128 threads"));
   // Without a table: the rules, which name chapter 09's dispatcher entry here.
   CHECK(planned(c, nullptr).kernel->name == "ch09_rmsnorm");
@@ -150,11 +150,11 @@ TEST_CASE("the dispatcher takes the tuned pick, and the rules without one", "[tu
 TEST_CASE("a table naming kernels this build lacks or that refuse is never planned", "[tuned]") {
   const dispatch::TunedTable t = dispatch::parse_tuned_table(
       "# device\tNVIDIA Test GPU\n"
-      "layernorm\tbf16\t64\t576\tno_such_kernel=0.001 ch09_rmsnorm@narrow32x3=0.002 "
-      "ch09_layernorm@block4_any=0.003\n",
+      "layernorm\tbf16\t64\t576\tno/such=0.001 lanes/narrow16x5=0.002 block/block4_any=0.003\n",
       "odd.tsv");
   const Case c = normlab::default_case(Op::layernorm, 64, 576, DType::bf16);
-  // An unknown name and another op's kernel are passed over.
+  // An unknown key, and a configuration that LayerNorm lacks (narrow16x5 is compiled for
+  // RMSNorm ops only), are passed over.
   const normlab::Plan plan = planned(c, &t);
   CHECK(plan.kernel->name == "ch09_layernorm@block4_any");
   CHECK(plan.kernel->op == Op::layernorm);
@@ -168,11 +168,16 @@ TEST_CASE("every candidate is a forward kernel that the tables can name", "[tune
     CHECK(normlab::is_forward_norm(candidate.kernel->op));
     CHECK(names.insert(candidate.kernel->name).second);
     CHECK(dispatch::candidate_named(candidate.kernel->name) == &candidate);
+    CHECK(dispatch::candidate_keyed(candidate.kernel->op, candidate.key) == &candidate);
+    CHECK(candidate.key == std::string(candidate.family) + "/" + candidate.config);
     CHECK(candidate.kernel->name.find_first_of(" \t=") == std::string::npos);
     chapter09 += candidate.ch09_config >= 0;
   }
   CHECK(chapter09 > 0);
   CHECK(dispatch::candidate_named("ch07_rmsnorm") != nullptr);
+  CHECK(dispatch::candidate_keyed(normlab::Op::layernorm, "lanes/narrow8x4")->kernel->name ==
+        "ch09_layernorm@narrow8x4");
+  CHECK(dispatch::candidate_keyed(normlab::Op::layernorm, "lanes/narrow16x5") == nullptr);
   CHECK(dispatch::candidate_named("ch09_rmsnorm") == nullptr);  // a chooser, not a candidate
 }
 
@@ -204,8 +209,8 @@ TEST_CASE("tables are found by the GPU's name, the user's directory first", "[tu
     CHECK(kept->name == embedded.name);
     for (const dispatch::TunedEntry& entry : parsed.entries) {
       for (const dispatch::TunedTime& timed : entry.ranking) {
-        INFO(timed.kernel);
-        CHECK(dispatch::candidate_named(timed.kernel) != nullptr);
+        INFO(timed.candidate);
+        CHECK(dispatch::candidate_keyed(entry.op, timed.candidate) != nullptr);
       }
     }
   }

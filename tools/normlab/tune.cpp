@@ -196,7 +196,7 @@ dispatch::TunedTable table_to_fill(const Options& o, std::string& path) {
       {"check",
        "each candidate against float64 on up to 2^20 elements' rows (at least 64) "
        "of the same width, before it is timed"},
-      {"format", "op, dtype, rows, cols, then kernel=milliseconds fastest first"},
+      {"format", "op, dtype, rows, cols, then family/config=milliseconds fastest first"},
   };
   path = (std::filesystem::path(o.out) / table.name).string();
   return table;
@@ -251,7 +251,7 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
   const TimingOptions timing{.warmup = 3, .repetitions = o.repetitions, .flush_l2 = true};
   for (const dispatch::Candidate* candidate : passed) {
     entry.ranking.push_back(
-        {candidate->kernel->name, workspace.time(*candidate->kernel, timing).timing.median_ms});
+        {candidate->key, workspace.time(*candidate->kernel, timing).timing.median_ms});
   }
   std::stable_sort(
       entry.ranking.begin(), entry.ranking.end(),
@@ -306,9 +306,10 @@ int tune_command(int argc, char** argv, int first) {
     if (entry.ranking.empty()) {
       std::printf("no candidate takes it\n");
     } else {
-      std::printf("%s %.4g ms", entry.ranking[0].kernel.c_str(), entry.ranking[0].ms);
+      std::printf("%s %.4g ms", entry.ranking[0].candidate.c_str(), entry.ranking[0].ms);
       if (entry.ranking.size() > 1) {
-        std::printf(", runner-up %s %.4g ms", entry.ranking[1].kernel.c_str(), entry.ranking[1].ms);
+        std::printf(", runner-up %s %.4g ms", entry.ranking[1].candidate.c_str(),
+                    entry.ranking[1].ms);
       }
       std::printf(" (%zu timed)\n", entry.ranking.size());
       table.entries.push_back(std::move(entry));
