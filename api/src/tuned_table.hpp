@@ -66,9 +66,9 @@ inline constexpr double kFarthestColumnOctaves = 1.0;
 
 /// The chooser's pick from @p table for an @p op call in @p dtype of @p rows x @p cols: the
 /// nearest entry of that op and dtype (columns count four times rows, in log2; entries more
-/// than kFarthestColumnOctaves away in columns are not near) in whose ranking some kernel
-/// @p takes the call, and the first such kernel of its ranking. Nullopt when no near entry
-/// has one.
+/// than kFarthestColumnOctaves away in columns are not near) in whose ranking some candidate
+/// @p takes the call, and the first such candidate of its ranking (@p takes is given its key).
+/// Nullopt when no near entry has one.
 struct TunedPick {
   const TunedEntry* entry = nullptr;
   std::size_t index = 0;  ///< into entry->ranking
