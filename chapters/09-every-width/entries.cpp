@@ -18,6 +18,19 @@ namespace {
 
 constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
 
+// "8 lanes a row, 4 vectors each; 2 blocks an SM; rows of up to 32 chunks" (or "a row a block
+// of up to 128 threads, ..."; "..., aligned rows" for the configurations that need them).
+std::string summary_of(const Config& config) {
+  const std::string shape =
+      config.kind == Kind::narrow
+          ? std::to_string(config.lanes) + " lanes a row"
+          : "a row a block of up to " + std::to_string(config.max_threads) + " threads";
+  return shape + ", " + std::to_string(config.vectors) + " vectors each; " +
+         std::to_string(config.min_blocks) + (config.min_blocks == 1 ? " block" : " blocks") +
+         " an SM; rows of up to " + std::to_string(chunks_held(config)) + " chunks" +
+         (config.aligned ? " on the 16-byte grid" : "");
+}
+
 }  // namespace
 
 void forward(const NormCall& call, cudaStream_t stream, const char* config) {
@@ -69,10 +82,7 @@ std::vector<KernelEntry> config_entries() {
       const char* name = config.name;
       entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,
                          .chapter = 9,
-                         .summary = std::string(config.kind == Kind::narrow
-                                                    ? "a group of lanes a row: "
-                                                    : "a row a block, registers capped: ") +
-                                    name,
+                         .summary = summary_of(config),
                          .op = op,
                          .can = can,
                          .launch = [name](const NormCall& call, cudaStream_t stream) {

@@ -120,6 +120,12 @@ expect "$normlab" 2 "names no registered kernel" check --kernel ch09_rmsnorm@nop
 # normlab tune: its usage, bad options refused by name before any GPU work, and without a GPU
 # exit 69 having written nothing.
 expect "$normlab" 0 "usage: normlab tune" tune --help
+expect env 0 "lanes/narrow8x4        ch09_layernorm@narrow8x4" CUDA_VISIBLE_DEVICES= "$normlab" \
+  tune --list --ops layernorm
+expect "$normlab" 0 "grid: 688 points" tune --list
+expect "$normlab" 0 "grid: 4 points" tune --list --ops rmsnorm --dtypes bf16 --widths 4096 \
+  --rows 1,32,256,big
+expect_absent "$normlab" 0 "lanes/" tune --list --kernel block/
 expect "$normlab" 0 "tune     time every candidate kernel" --help
 expect_brief "$normlab" 2 "'--ops' takes forward norms" tune --ops rmsnorm_backward
 expect_brief "$normlab" 2 "'--widths' must be >= 1" tune --widths 256,0

@@ -59,7 +59,8 @@ const std::string kTuneUsage =
     "                    every third of them for fp16 and fp32)\n"
     "  --rows LIST       comma-separated row counts, 'big' for the fewest moving 128 MiB\n"
     "                    (default 1,32,256,big)\n"
-    "  --kernel TEXT     only candidates whose kernel name contains TEXT\n"
+    "  --kernel TEXT     only candidates whose key (family/config) or kernel name contains TEXT\n"
+    "  --list            print the candidates of each op and the grid, and exit (no GPU needed)\n"
     "  --repetitions N   timed repetitions a candidate (default 30; median kept)\n"
     "  --budget-s S      stop after the grid point that passes S seconds (resume later)\n"
     "  --help            print this and exit\n"
@@ -74,6 +75,7 @@ struct Options {
   std::vector<std::int64_t> widths;               // empty: kWidths by dtype
   std::vector<std::int64_t> rows{1, 32, 256, 0};  // 0: big
   std::string kernel_filter;
+  bool list = false;
   int repetitions = 30;
   double budget_s = 0.0;  // 0: none
 };
@@ -120,6 +122,8 @@ Options parse(int argc, char** argv, int first) {
         o.rows.push_back(item == "big" ? 0 : parse_integer(item, "--rows", 1));
     } else if (line.is("--kernel")) {
       o.kernel_filter = line.value();
+    } else if (line.is("--list")) {
+      o.list = true;
     } else if (line.is("--repetitions")) {
       o.repetitions = static_cast<int>(line.integer(1, 100000));
     } else if (line.is("--budget-s")) {
@@ -130,6 +134,12 @@ Options parse(int argc, char** argv, int first) {
   }
   if (o.out.empty()) refuse_option("--out", "is needed: neither NORMLAB_TUNED_DIR nor HOME is set");
   return o;
+}
+
+// Whether --kernel leaves @p candidate in: its key or its kernel's name contains the text.
+bool chosen_by(const Options& o, const dispatch::Candidate& candidate) {
+  return o.kernel_filter.empty() || candidate.key.find(o.kernel_filter) != std::string::npos ||
+         candidate.kernel->name.find(o.kernel_filter) != std::string::npos;
 }
 
 struct Point {
@@ -223,9 +233,7 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
   const dispatch::Facts facts = dispatch::facts_of(timed, 0);  // 0: asks this GPU
   std::vector<const dispatch::Candidate*> taking;
   for (const dispatch::Candidate& candidate : dispatch::candidates()) {
-    if (!o.kernel_filter.empty() &&
-        candidate.kernel->name.find(o.kernel_filter) == std::string::npos)
-      continue;
+    if (!chosen_by(o, candidate)) continue;
     if (dispatch::refusal_of(candidate, facts).empty()) taking.push_back(&candidate);
   }
   dispatch::TunedEntry entry{.op = p.op, .dtype = p.dtype, .rows = p.rows, .cols = p.cols};
@@ -259,6 +267,20 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
   return entry;
 }
 
+// What --list prints: each op's candidates (those --kernel leaves), then the grid's size.
+int list_candidates(const Options& o) {
+  for (Op op : o.ops) {
+    std::printf("%s:\n", name_of(op));
+    for (const dispatch::Candidate& candidate : dispatch::candidates()) {
+      if (candidate.kernel->op != op || !chosen_by(o, candidate)) continue;
+      std::printf("  %-22s %-32s %s\n", candidate.key.c_str(), candidate.kernel->name.c_str(),
+                  candidate.kernel->summary.c_str());
+    }
+  }
+  std::printf("grid: %zu points\n", grid(o).size());
+  return 0;
+}
+
 }  // namespace
 
 int tune_command(int argc, char** argv, int first) {
@@ -272,6 +294,7 @@ int tune_command(int argc, char** argv, int first) {
   } catch (const std::invalid_argument& error) {
     return usage_error("normlab tune", error.what());
   }
+  if (o.list) return list_candidates(o);
   if (report_missing_gpu("normlab tune")) return kNoGpuExitCode;
   std::string path;
   dispatch::TunedTable table = table_to_fill(o, path);
