@@ -31,7 +31,12 @@ std::int64_t chunks_held(const Config& config) {
   }
 }
 
-int config_index(const std::string& name) {
+int config_index(std::string_view name) {
+  // The configuration entries pass the table's own name on every launch: found by its address,
+  // no string compared. Any other copy of a name is compared.
+  for (int i = 0; i < kConfigCount; ++i) {
+    if (name.data() == kConfigs[i].name) return i;
+  }
   for (int i = 0; i < kConfigCount; ++i) {
     if (name == kConfigs[i].name) return i;
   }

@@ -126,7 +126,7 @@ Choice choose(const Problem& p);
 Choice configure(int config, const Problem& p);
 
 /// The index in kConfigs of the configuration called @p name, or -1.
-int config_index(const std::string& name);
+int config_index(std::string_view name);
 
 /// The same at compile time, for names written in the code (choose()'s rules): a name that is
 /// not in the table does not compile.
