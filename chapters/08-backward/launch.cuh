@@ -66,7 +66,7 @@ int resident_blocks(unsigned int threads) {
 // sums ran slower at 2048 rows than at 1980 and 2112, whose rounds are full; RMSNorm showed no
 // such dip). 128 blocks of 16 rows take the same 16 rounds with every block busy to the end,
 // and store 4 fewer partial rows. Measured faster or level, the narrow kernels' grid too
-// (chapter 08's page has the figures).
+// (chapter 08's page and worklog have the figures).
 inline std::int64_t even_grid(std::int64_t items, std::int64_t fit) {
   const std::int64_t rounds = (items + fit - 1) / fit;
   return (items + rounds - 1) / rounds;
@@ -110,9 +110,9 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 registers and 3
   // blocks an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let
   // ptxas take more). There the kernel built for 4 blocks an SM runs instead: measured faster, and
-  // the sums alone shorter under Nsight Compute (chapter 08's page has the figures). Where one wave
-  // holds the blocks anyway the 4-block build gained nothing (its differences were within what the
-  // run order moved unchanged kernels), so it is not taken there.
+  // the sums alone shorter under Nsight Compute (chapter 08's page and worklog have the figures).
+  // Where one wave holds the blocks anyway the 4-block build gained nothing (its differences were
+  // within what the run order moved unchanged kernels), so it is not taken there.
   const unsigned int blocks = config.gridDim.x;
   const bool one_wave =
       blocks <=
@@ -143,7 +143,7 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
   // storing one partial row. Loading a row ahead where it costs no block an SM: at bf16
   // 16384 x 4096 RMSNorm's kernel went from 80 to 95 registers, 3 blocks of 256 threads an SM to
   // 2, and was slower; LayerNorm's from 100 to 108, 2 blocks either way, and was faster (chapter
-  // 08's page has the figures).
+  // 08's page and worklog have the figures).
   constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
   constexpr auto ahead =
       backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;

@@ -248,9 +248,9 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // still load chunk by chunk: loading them whole spilled the 16-bit 4-vector RMSNorm kernels.
   constexpr bool kWholeRow = kAhead || kAligned;
   // The weight's loads predicated (load_scale) where that was measured to pay, alone (chapter
-  // 08's page has the figures): LayerNorm, and fp32 RMSNorm. 16-bit RMSNorm's kernel went from
-  // 80 to 94 registers and 3 blocks an SM to 2, and was far slower. Rows off the 16-byte grid
-  // spill with it.
+  // 08's page and worklog have the figures): LayerNorm, and fp32 RMSNorm. 16-bit RMSNorm's kernel
+  // went from 80 to 94 registers and 3 blocks an SM to 2, and was far slower. Rows off the 16-byte
+  // grid spill with it.
   constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
   // 16-bit LayerNorm, aligned, 2 vectors a thread: the weight is held in registers for all the
   // block's rows (HeldWeight), so no row waits on it; measured faster alone (chapter 08's page
@@ -267,9 +267,9 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // fp32 rows off the 16-byte grid: after the first pass a chunk of dy is needed only as
   // g = dy * scale, which fits the same registers, so it is kept in their place and the dx pass
   // loads no weight (there element by element). Measured faster with every fp32 row of up to 4
-  // vectors doing it, RMSNorm most (chapter 08's page has the figures). Not for aligned rows,
-  // where it was mixed, nor 16-bit rows (g would be rounded to 16 bits), nor the 8-vector kernel
-  // (fp32 RMSNorm past 8192 columns), which spills with it.
+  // vectors doing it, RMSNorm most (chapter 08's page and worklog have the figures). Not for
+  // aligned rows, where it was mixed, nor 16-bit rows (g would be rounded to 16 bits), nor the
+  // 8-vector kernel (fp32 RMSNorm past 8192 columns), which spills with it.
   constexpr bool kKeepG = sizeof(T) == 4 && kVectors <= 4 && !kAligned;
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);

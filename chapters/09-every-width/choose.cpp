@@ -101,7 +101,7 @@ Choice configure(int index, const Problem& p) {
 
 // [choose]
 // The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements).
-// Each was measured against the choice it replaced; chapter 09's page has the figures.
+// Each was measured against the choice it replaced; chapter 09's page and worklog have the figures.
 //  1. cols <= 1024 and at most 96 chunks (narrow32x3's), or misaligned: the narrow
 //     configuration with the fewest lanes x vectors that hold the row.
 //     A block per row would give a 576-wide bf16 row (72 chunks) 96 threads, 24 of them idle,

@@ -310,11 +310,11 @@ void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
 // a block, 16 warps of 4 units (2048 rows of K in flight at once), or, through weights too large
 // to stay in L2 between calls, 8 warps of 4 units, two blocks an SM; otherwise a tile a block, 8
 // warps of 3 units, and tokens padded to 16, 32 or 64. Each was measured beside the others in
-// one process (chapter 11's page has the figures). At 16 tokens through 2048 x 2560 the 3-tile
-// block of 16 warps came first: 107 blocks of 3 tiles leave fewer bytes to each SM than 80 of 4,
-// and 1 or 2 tiles take more blocks than the SMs hold at once. Through 576 x 960 the one-tile
-// block was the best or close to it at 1, 16 and 64 tokens. Through 4096 x 6144 (W* 50 MB, read
-// from DRAM every call) the 3-tile block of 8 warps, two an SM, is the faster, and the slower
+// one process (chapter 11's page and worklog have the figures). At 16 tokens through 2048 x 2560
+// the 3-tile block of 16 warps came first: 107 blocks of 3 tiles leave fewer bytes to each SM than
+// 80 of 4, and 1 or 2 tiles take more blocks than the SMs hold at once. Through 576 x 960 the
+// one-tile block was the best or close to it at 1, 16 and 64 tokens. Through 4096 x 6144 (W* 50 MB,
+// read from DRAM every call) the 3-tile block of 8 warps, two an SM, is the faster, and the slower
 // through 2048 x 2560, where W* stays in L2. (Nsight Compute: two blocks an SM keep DRAM busier,
 // and take 256 blocks of 3 tiles in about one wave where one block needs two.)
 // kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
@@ -352,7 +352,7 @@ constexpr int kGroupThreads = 4 * device::kWarpSize;
 // Warpgroups a block: 192 columns of W*. Measured at 64 tokens through 2048 -> 2560, three
 // (14 column tiles, 112 blocks) were faster than one (40 column tiles of 8 blocks, x read from
 // L2 by 40) or two (20 tiles, 160 blocks: more than one wave at one block an SM); chapter 11's
-// page has the figures.
+// page and worklog have the figures.
 constexpr int kGroups = 3;
 constexpr int kBatchUnits = 8;  // units of 32 rows of K staged at once
 // ... where x's rows are on the 16-byte grid; a chunk of an unaligned row is loaded element by

@@ -6,8 +6,8 @@
 // Here a GPU's slice of a tensor-parallel row is a few thousand columns (4096 of a row of
 // 8192 on 2 GPUs): 512 chunks of bf16, one a thread in such a block, whose reduction and
 // barriers then cost more than its loads (the first version's passes ran far below the copy
-// roof; chapter 12's page has the figures). So a warp takes a row, chapter 09's lesson: the team
-// sized to the row, no barrier, the warp's shuffles for the reduction.
+// roof; chapter 12's page and worklog have the figures). So a warp takes a row, chapter 09's
+// lesson: the team sized to the row, no barrier, the warp's shuffles for the reduction.
 #include <algorithm>
 #include <climits>
 
