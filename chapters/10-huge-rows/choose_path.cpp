@@ -37,7 +37,8 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned) {
 // lost to the split row at a ninth and won at a fifth). The lean calls also take it wherever its
 // held form does (gpu.held_chunks: from 6 vectors a thread, on an H100 rows past 1351680
 // columns), where the fifth still gave the split row rows that the whole GPU ran faster.
-// Chapter 10's page has the figures. Else the split row, which runs anywhere and reads x twice.
+// Chapter 10's page and worklog have the figures. Else the split row, which runs anywhere and reads
+// x twice.
 Choice choose(std::int64_t chunks, bool aligned, bool lean, const Gpu& gpu) {
   if (gpu.clusters && chunks <= cluster_chunks(aligned)) {
     const ClusterShape shape = cluster_for(chunks, aligned);

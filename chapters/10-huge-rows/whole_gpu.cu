@@ -275,7 +275,8 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 // every block has merged pair p. In place is safe: a thread reads and writes only its own
 // chunks, and reads row r + 1's chunk before it writes it. Measured faster than the lean
 // kernel on two rows or more; one row alone was slower, so the lean kernel keeps it.
-// Prefetching row r + 1 into L2 at the start was slower. Chapter 10's page has the figures.
+// Prefetching row r + 1 into L2 at the start was slower. Chapter 10's page and worklog have the
+// figures.
 inline constexpr int kPairVectors = 8;  // in registers, as the lean kernel (two blocks an SM)
 
 template <bool kCentre>
@@ -398,7 +399,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 // Prefetched earlier (as soon as the row's loads are issued) or two rows ahead, two rows
 // outgrew what L2 keeps, and were slower; after the barrier, LayerNorm lost and RMSNorm gained.
 // Measured faster than the lean kernel, its DRAM reads close to the model's; at 4 vectors a
-// thread slower, hence kHeldFewestVectors. Chapter 10's page has the figures.
+// thread slower, hence kHeldFewestVectors. Chapter 10's page and worklog have the figures.
 constexpr int kHeldVectors = 16;
 constexpr int kHeldFewestVectors = 6;  // fewer: the lean kernel (4 vectors measured slower here)
 constexpr int kSharedShifts = 11;      // 16 + 11 slots of 4 KiB a block: two blocks an H100 SM
