@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The lesson pages' sizes: words, snippets and their lengths, figures and the idea figure, for
+every chapter's page (book/pages/chNN-*.md); and a ratchet against book/page_limits.json.
+
+    python3 book/page_stats.py            print the table, the lesson's goals beside it
+    python3 book/page_stats.py --check    and fail (exit 1) where a page has grown past its
+                                          limit, lacks an idea figure, or a snippet is missing
+    python3 book/page_stats.py --write-limits
+                                          set each limit to what the page has now
+    python3 book/page_stats.py --self-test
+
+A lesson's goal is at most GOAL_WORDS words and no snippet over GOAL_SNIPPET_LINES lines; the
+limits record where each page stands, so that a page can shrink towards the goal but not grow
+away from it. A snippet's length is the number of lines between its two [marker] lines."""
+import argparse
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GOAL_WORDS = 2500
+GOAL_SNIPPET_LINES = 80
+SNIPPET = re.compile(r"^\\snippet\s+(\S+)\s+(\S+)", re.MULTILINE)
+IMAGE = re.compile(r"\\image\s+html\s+(\S+)")
+
+
+def snippet_lines(root, path, marker):
+    """Lines between the two lines that hold [marker] in root/path, or None when not found."""
+    try:
+        lines = (root / path).read_text().splitlines()
+    except OSError:
+        return None
+    at = [i for i, line in enumerate(lines) if f"[{marker}]" in line]
+    return at[1] - at[0] - 1 if len(at) >= 2 else None
+
+
+def stats(root, page):
+    text = page.read_text()
+    snippets = []
+    for path, marker in SNIPPET.findall(text):
+        snippets.append((f"{path} {marker}", snippet_lines(root, path, marker)))
+    number = page.name[2:4]
+    images = IMAGE.findall(text)
+    return {"words": len(text.split()), "snippets": snippets, "images": len(images),
+            "idea": f"ch{number}_idea.svg" in images}
+
+
+def pages(root):
+    return sorted((root / "book" / "pages").glob("ch[0-9][0-9]-*.md"))
+
+
+def table(root):
+    rows = {}
+    print(f"{'page':28} {'words':>6} {'snippets':>8} {'longest':>7} {'figures':>7}  idea")
+    for page in pages(root):
+        s = stats(root, page)
+        longest = max((n for _, n in s["snippets"] if n is not None), default=0)
+        rows[page.name] = {"words": s["words"], "longest_snippet": longest}
+        print(f"{page.name:28} {s['words']:>6} {len(s['snippets']):>8} {longest:>7} "
+              f"{s['images']:>7}  {'yes' if s['idea'] else 'NO'}")
+    print(f"goal of a lesson: at most {GOAL_WORDS} words, no snippet over {GOAL_SNIPPET_LINES} "
+          f"lines, an idea figure")
+    return rows
+
+
+def check(root, limits):
+    problems = []
+    for page in pages(root):
+        s = stats(root, page)
+        limit = limits.get(page.name)
+        if limit is None:
+            problems.append(f"{page.name}: no limit in book/page_limits.json (--write-limits)")
+            continue
+        if s["words"] > max(limit["words"], GOAL_WORDS):
+            problems.append(f"{page.name}: {s['words']} words, its limit {limit['words']}")
+        for name, lines in s["snippets"]:
+            if lines is None:
+                problems.append(f"{page.name}: snippet {name} not found")
+            elif lines > max(limit["longest_snippet"], GOAL_SNIPPET_LINES):
+                problems.append(f"{page.name}: snippet {name} is {lines} lines, its limit "
+                                f"{limit['longest_snippet']}")
+        if not s["idea"]:
+            problems.append(f"{page.name}: no idea figure (\\image html {page.name[:4]}_idea.svg)")
+    return problems
+
+
+def self_test():
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "book" / "pages").mkdir(parents=True)
+        (root / "src.cpp").write_text("a\n// [k]\n1\n2\n3\n// [k]\n")
+        page = root / "book" / "pages" / "ch01-x.md"
+        page.write_text("# 01 {#ch01}\n\\image html ch01_idea.svg\n\\snippet src.cpp k\nword\n")
+        s = stats(root, page)
+        assert s["snippets"] == [("src.cpp k", 3)] and s["idea"] and s["words"] == 10, s
+        limits = {"ch01-x.md": {"words": 10, "longest_snippet": 3}}
+        assert check(root, limits) == [], check(root, limits)
+        # Each fault is found: a page grown past its limit and the goal, a missing snippet, no
+        # idea figure, no limit at all.
+        page.write_text(page.read_text() + "w " * GOAL_WORDS + "\n\\snippet src.cpp gone\n")
+        found = check(root, limits)
+        assert any("words, its limit" in p for p in found), found
+        assert any("snippet src.cpp gone not found" in p for p in found), found
+        page.write_text("# 01\n\\snippet src.cpp k\n")
+        assert any("no idea figure" in p for p in check(root, limits))
+        assert any("no limit" in p for p in check(root, {}))
+    print("page_stats self-test: ok")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true")
+    group.add_argument("--write-limits", action="store_true")
+    group.add_argument("--self-test", action="store_true")
+    args = parser.parse_args(argv)
+    if args.self_test:
+        self_test()
+        return 0
+    rows = table(REPO)
+    limits_file = REPO / "book" / "page_limits.json"
+    if args.write_limits:
+        limits_file.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {limits_file}")
+        return 0
+    if args.check:
+        problems = check(REPO, json.loads(limits_file.read_text()))
+        for problem in problems:
+            print("FAIL: " + problem)
+        return 1 if problems else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
