@@ -43,7 +43,7 @@ __device__ __forceinline__ float component(const Pack& pack, int j) {
   return reinterpret_cast<const float*>(&pack)[j];
 }
 
-// [row_slice]
+// [row_slice_load]
 /// The part of one row that thread t of the block holds: packs t, t + kThreads, t + 2 kThreads,
 /// ... of the row, and on the float4 path one element of the tail (the cols % 4 elements after
 /// the last whole float4), which only threads 0 to 2 can have. Every loop over packs is fully
@@ -75,6 +75,7 @@ struct RowSlice {
     const int t = tail_column(cols);
     tail = t < cols ? row[t] : 0.0f;
   }
+  // [row_slice_load]
 
   /// Adds @p other element by element.
   __device__ void add(const RowSlice& other) {
@@ -152,7 +153,6 @@ struct RowSlice {
     return pack;
   }
 };
-// [row_slice]
 
 // [configurations]
 /// Calls @p launch(Layout<Pack, threads>{}) with the smallest block whose threads hold a row

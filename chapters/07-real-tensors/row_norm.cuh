@@ -197,7 +197,7 @@ __device__ __forceinline__ Statistics row_statistics(Chunk&& chunk, Slice slice,
 }
 // [statistics]
 
-// [kernel]
+// [row_in_registers]
 // One block per row; thread t keeps chunks t, t + blockDim.x, ... (kVectors of them) in
 // registers, as loaded: 16 bytes each, converted to fp32 where they are used. What changed
 // from chapter 06: the row stays in its storage dtype (fp32, fp16 or bf16) until it is used;
@@ -254,6 +254,7 @@ __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, st
   for (int v = 0; v < kVectors; ++v)
     normalise_and_store(t, row, chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
 }
+// [row_in_registers]
 
 // The statistics of a row a block holds in registers, h[v] being this thread's v-th chunk.
 template <bool kCentre, bool kAligned, int kVectors, typename T, typename P>
@@ -274,13 +275,14 @@ __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, st
       });
 }
 
+// [norm_in_registers]
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
 __global__ void __launch_bounds__(kMostThreads<kVectors>, (kLeastBlocks<T, kVectors, kAligned>))
     norm_in_registers(const Tensors<T, P> t) {
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x)
     norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kAdd && kAligned>(t, r);
 }
-// [kernel]
+// [norm_in_registers]
 
 // [streaming]
 // Rows too wide for registers: the same arithmetic, reading the row from memory once per pass

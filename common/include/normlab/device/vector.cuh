@@ -51,7 +51,7 @@ __device__ __forceinline__ T from_float(float v) {
 }
 // [convert]
 
-// [vector]
+// [vector_type]
 /// The elements of T that fill one 16-byte vector: 4 floats or 8 halves. Its alignment lets the
 /// compiler move it with a single 128-bit load or store.
 template <typename T>
@@ -59,6 +59,7 @@ struct alignas(kVectorBytes) Vector {
   static constexpr int kWidth = kVectorBytes / sizeof(T);
   T element[kWidth];
 };
+// [vector_type]
 
 // [convert_vector]
 /// A whole vector's elements as fp32. Element by element, to_float makes the compiler cut each
@@ -131,6 +132,7 @@ __device__ __forceinline__ Vector<T> from_floats(const float (&in)[Vector<T>::kW
 }
 // [convert_vector]
 
+// [load_chunk]
 /// Elements [first, first + width) of a row of cols elements; elements outside the row read as
 /// zero. A chunk wholly inside the row and on a 16-byte boundary (@p aligned) moves as one
 /// vector, any other chunk element by element. kAligned promises that every chunk is either a
@@ -155,6 +157,7 @@ __device__ Vector<T> load_chunk(const T* row, std::int64_t first, std::int64_t c
   }
   return v;
 }
+// [load_chunk]
 
 /// Asks L2 for the line holding @p address (PTX prefetch.global.L2) and goes on: no register
 /// waits for it, so a later load of it finds it in L2 instead of DRAM.
@@ -194,6 +197,5 @@ __device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool 
     if (!kAligned && col >= 0 && col < cols) row[col] = v.element[j];
   }
 }
-// [vector]
 
 }  // namespace normlab::device
