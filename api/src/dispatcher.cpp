@@ -94,7 +94,6 @@ Facts facts_of(const Case& c, int compute_capability) {
 
 namespace {
 
-// [dispatch]
 // The decision table: the first rule that matches names a chapter, whose kernel for the op runs
 // the call (its default_for_op one where it has several, or the one the rule's path names).
 // Each rule was measured against chapter 07's kernel in the same run (chapter 09's and chapter
@@ -173,6 +172,7 @@ bool forward(const Facts& f) {
   return !backward(f);
 }
 
+// [rule_table]
 constexpr Rule kRules[] = {
     {"backward", 8, backward,
      "backward: chapter 08's deterministic kernel (dweight and dbias summed in a fixed order, "
@@ -205,7 +205,7 @@ constexpr Rule kRules[] = {
      "rows wider than chapter 09's blocks take or off the 16-byte grid: chapter 07's block per "
      "row, peeling a misaligned row's ends and streaming rows too wide for registers"},
 };
-// [dispatch]
+// [rule_table]
 
 // The kernel of @p chapter for @p op in @p kernels: the one whose name ends in @p path when it
 // is given, else its default_for_op one, else its first.

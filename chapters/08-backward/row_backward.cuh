@@ -213,7 +213,6 @@ __device__ void load_row_statistics(const Gradients<T, P>& g, std::int64_t r,
   in.rstd = g.saved_rstd[r];
 }
 
-// [kernel]
 // What is new against chapter 07: the block keeps two rows (x and dy) and needs two sums of
 // the row, reduced in one pass; and besides each row's dx it owes a sum over all rows per
 // column. Chunks follow the columns (chunk c holds columns [c * width, (c + 1) * width)), not
@@ -271,6 +270,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // aligned rows, where it was mixed, nor 16-bit rows (g would be rounded to 16 bits), nor the
   // 8-vector kernel (fp32 RMSNorm past 8192 columns), which spills with it.
   constexpr bool kKeepG = sizeof(T) == 4 && kVectors <= 4 && !kAligned;
+  // [row_loop]
   HeldWeight<T, P, kHeldWeight ? kVectors : 1> held;
   if constexpr (kHeldWeight) held.load(g.weight, g.cols);
   const bool has_weight = g.weight != nullptr;
@@ -342,6 +342,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     }
     if constexpr (kAhead) in = next;
   }
+  // [row_loop]
   // The column sums may start launching now (programmatic dependent launch, sm_90): they wait
   // for this grid to finish before they read.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -377,9 +378,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     }
   }
 }
-// [kernel]
 
-// [narrow]
 // (c) Narrow rows. backward_rows sizes a block to a row: a 576-wide bf16 row is 72 chunks, a
 // block of 64 threads (28 of them idle) and a barrier per row; and the grid, up to
 // kMostBlocksPerSm such blocks an SM, stores 1056 partial rows on an H100, 2.4 MB of column sums
@@ -403,6 +402,7 @@ inline constexpr int kNarrowMinBlocks = kSm90OrNewer &&
                                             ? 2
                                             : 1;
 
+// [narrow_rows]
 template <typename T, typename P, int kVectors, bool kCentre>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVectors, kCentre>)
     backward_narrow(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
@@ -440,6 +440,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
     partial = device::warp_reduce(partial, AddRowSums{});
     const float mean_g = kCentre ? partial.g * inverse_cols : 0.0f;
     const float mean_g_xhat = partial.g_xhat * inverse_cols;
+    // [narrow_rows]
     T* dx = g.dx + r * g.dx_stride;
     const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;
 #pragma unroll
@@ -458,6 +459,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
+  // [narrow_sums]
   // The warps' column sums, added in warp order: each warp parks its sums in its row of
   // by_warp, and after a barrier thread c adds column c down the warps.
   __shared__ float by_warp[kNarrowWarps][kMostCols];
@@ -482,7 +484,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
   if constexpr (kCentre)
     hand_on_sums(dy_sum, StorePartialRow::row(sums + sums_rows * g.cols, g.cols));
 }
-// [narrow]
+// [narrow_sums]
 
 // [sum_partials]
 // out[c] = the sum of partials[p * cols + c] over p < count, in fp32, in an order fixed by the

@@ -15,7 +15,7 @@
 
 namespace normlab::ch09 {
 
-// [balanced]
+// [merge_equal]
 // LayerNorm's statistics in one reduction, for rows where every thread holds kVectors whole
 // chunks of the row (cols = threads x kVectors x width): each thread's mean and sum of squared
 // deviations (M2) from two passes over its registers, then merged pairwise (Chan's parallel
@@ -35,6 +35,7 @@ __device__ __forceinline__ device::Moments merge_equal_lanes(device::Moments m, 
   }
   return m;
 }
+// [merge_equal]
 
 // The moments of the kLanes lanes' elements (a group of lanes, or a whole warp), in each lane.
 template <int kLanes, typename T, int kVectors>
@@ -68,6 +69,7 @@ __device__ __forceinline__ ch07::Statistics group_balanced_statistics(
   return ch07::statistics_of<true>(group_moments<kLanes>(h), cols, eps);
 }
 
+// [block_balanced]
 // A row held by a block (block.cu), after one barrier: the warps' moments merged in a tree by
 // shuffles, as a warp merges its lanes, where the block has a power of two of warps (every merge
 // then joins equal counts); otherwise in warp order, each merge weighted by the warps so far.
@@ -100,7 +102,7 @@ __device__ __forceinline__ ch07::Statistics block_balanced_statistics(
   __syncthreads();  // the slots are read before the next row writes them
   return ch07::statistics_of<true>(m, cols, eps);
 }
-// [balanced]
+// [block_balanced]
 
 /// Whether a row of @p cols elements of T fills @p holders threads (or lanes) of @p vectors
 /// chunks each exactly, the condition of the statistics above.

@@ -99,7 +99,7 @@ Choice configure(int index, const Problem& p) {
   return choice;
 }
 
-// [choose]
+// [rules]
 // The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements).
 // Each was measured against the choice it replaced; chapter 09's page and worklog have the figures.
 //  1. cols <= 1024 and at most 96 chunks (narrow32x3's), or misaligned: the narrow
@@ -153,6 +153,7 @@ Choice configure(int index, const Problem& p) {
 //     so do fp32 rows, where block4 was far behind.
 //  8. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
+// [rules]
 Choice choose(const Problem& p) {
   const bool few = p.rows <= kFewRows;
   auto first_that_holds = [&](std::initializer_list<int> configs, unsigned int most_threads,
@@ -230,6 +231,5 @@ Choice choose(const Problem& p) {
   }
   return choice;
 }
-// [choose]
 
 }  // namespace normlab::ch09
