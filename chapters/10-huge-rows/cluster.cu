@@ -135,7 +135,6 @@ class ClusterSum {
 // [cluster_exchange]
 #endif
 
-// [cluster_kernel]
 // Chapter 07's row, spread over the N blocks of a cluster: thread t of block k keeps chunks
 // v * N * blockDim.x + k * blockDim.x + t, and the statistics' sums are the cluster's
 // (ClusterSum) instead of the block's. x is read once. What changed from chapter 07: the row
@@ -190,6 +189,7 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
     }
     __pipeline_commit();
   };
+  // [cluster_rows]
   ClusterSum sum(cluster, inboxes);
   // A row whose sum of squares is on its way: its stage, its mean, and its exchange.
   struct Pending {
@@ -246,11 +246,11 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
     b = (b + 1) % kStages;
   }
   if (last.r >= 0) normalise(last);
+    // [cluster_rows]
 #else
   __trap();  // the launcher refuses GPUs without clusters
 #endif
 }
-// [cluster_kernel]
 
 // Shared memory a block of @p threads stashes its rows in: kClusterVectors chunks a thread of
 // x (and of the residual, for add + norm on the 16-byte grid) for each stage.

@@ -149,7 +149,6 @@ __device__ void normalise_group(const Tensors<T, P>& t, const ch07::Row<T, P, kA
 }
 // [normalise_group]
 
-// [whole_gpu_kernel]
 // Every block holds part of row r: thread t of block b keeps chunks v * G + b * blockDim.x + t
 // (G the grid's threads), the first kVectors in registers and the next stash_vectors in shared
 // memory. Per row: load (x read once; add + norm stores h), the block's moments,
@@ -171,6 +170,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
   constexpr int kGroup = kLean<T, P, kAdd, kAligned> ? 4 : 1;
   const cg::grid_group grid = cg::this_grid();
   const ch07::Slice slice = grid_slice();
+  // [whole_gpu_load]
   // Row r's stash (its vectors from kVectors on), copied into shared memory by cp.async.
   auto copy_stash = [&](const ch07::Row<T, P, kAligned>& row) {
     for (int v = kVectors; v < kVectors + stash_vectors; ++v) {
@@ -222,6 +222,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
       const std::int64_t first = chunk_start(slice.chunk(kVectors + s), kWidth, row.lead);
       m = add_chunk<kCentre, kAligned>(m, stashed(s), first, t.cols);
     }
+    // [whole_gpu_load]
     // [grid_exchange]
     m = device::block_reduce(m, device::welford_merge);
     Moments* half = parts + (r % 2) * gridDim.x;
@@ -258,9 +259,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
     }
   }
 }
-// [whole_gpu_kernel]
 
-// [whole_gpu_pairs]
 // Rows in pairs: the lean calls (fp32 rows on the 16-byte grid, nothing to add) of two rows or
 // more, where the held form does not take the row. What changed from the lean kernel: it read
 // the parameters once a row, and for rows this wide they come from DRAM every time (LayerNorm's
@@ -304,6 +303,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 #pragma unroll
     for (int v = 0; v < kPairVectors; ++v)
       h[v] = device::load_chunk<true>(row.x, first_of(v), t.cols, true);
+    // [whole_gpu_pairs_pass]
     // Row r + 1's moments, kGroup chunks at a time; its lines stay in L2 for the second read.
     Moments next_moments{};
     for (int v = 0; pair && v < held; v += kGroup) {
@@ -363,6 +363,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
               normalised(x1[g], s1, w, shift[g]);
       }
     };
+    // [whole_gpu_pairs_pass]
     static_assert(kPairVectors % kGroup == 0);
 #pragma unroll
     for (int v = 0; v < kPairVectors; v += kGroup) {
@@ -381,9 +382,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
     }
   }
 }
-// [whole_gpu_pairs]
 
-// [whole_gpu_held]
 // The held form: fp32 rows on the 16-byte grid, nothing to add, at least kHeldFewestVectors and
 // at most kHeldVectors vectors a thread over every block the GPU holds at once. What changed
 // from the lean kernel: there the parameters (for LayerNorm weight and bias, as many bytes as
@@ -423,6 +422,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
   const int offset = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int stride = static_cast<int>(gridDim.x * blockDim.x);
   const int chunks = static_cast<int>(t.cols / 4);
+  // [whole_gpu_held_rows]
   auto slot = [&](int v) { return v * kWholeGpuThreads + static_cast<int>(threadIdx.x); };
   const auto* weight = reinterpret_cast<const float4*>(t.weight);
   const auto* bias = reinterpret_cast<const float4*>(t.bias);
@@ -489,8 +489,8 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
       __stcs(y + c, normalised(h[v], s, scale, shift));
     }
   }
+  // [whole_gpu_held_rows]
 }
-// [whole_gpu_held]
 
 // How many blocks of a kernel each SM holds at once with s vectors a thread in its stash (the
 // held form: in its parameters' slots), for s = 0 .. kMostStashVectors (0 once they no longer

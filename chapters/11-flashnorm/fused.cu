@@ -58,7 +58,6 @@ constexpr int kFragment = 16;                   // a tensor-core tile of tokens 
 constexpr int kWidth = Vector<__half>::kWidth;  // 8 halves a 16-byte chunk
 constexpr int kSumSkew = 4;                     // floats after each row of sums
 
-// [fused_warp_split]
 // The warp-split kernel: a block covers kTiles tiles of 8 columns of W* for all of K and up to
 // 16 * kMTiles tokens; its kSplitWarps warps take every kSplitWarps-th unit of 32 rows of K,
 // kUnits units a warp in flight at once. No shared memory on the way in: W* comes packed in the
@@ -149,6 +148,7 @@ struct Lane {
         quad(lane % 4) {}
 };
 
+// [warp_split_units]
 // A warp's batch of kUnits units of 32 rows of K, in registers: each lane's 16 bytes of W* for
 // each of the block's tiles, and of x for its two rows of each tile of tokens.
 template <int kMTiles, int kTiles, int kUnits>
@@ -213,6 +213,7 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
     }
   }
 }
+// [warp_split_units]
 
 // The block's finish: each warp parks its sums and its rows' sums of squares in shared memory;
 // after one barrier they are added in warp order, 1/RMS taken, and y written.
@@ -266,6 +267,7 @@ __device__ __forceinline__ void finish_warp_split(const PackedCall& c, const Lan
   }
 }
 
+// [warp_split_kernel]
 // A block: all of K for its kTiles tiles of columns, in batches of kUnits units a warp.
 template <int kMTiles, int kTiles, int kSplitWarps, int kUnits, bool kAligned>
 __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
@@ -288,7 +290,7 @@ __global__ void __launch_bounds__(kSplitWarps* device::kWarpSize)
   __trap();  // the launcher refuses GPUs before compute capability 8.0
 #endif
 }
-// [fused_warp_split]
+// [warp_split_kernel]
 
 // Blocks of @p tile_cols columns across n_cols outputs: a kernel's blocks along x.
 std::int64_t blocks_of(std::int64_t n_cols, int tile_cols) {
@@ -571,7 +573,7 @@ __device__ void finish_on_cluster(const PackedCall& c, const cg::cluster_group& 
 // [fused_cluster_sum]
 #endif
 
-// [fused_kernel]
+// [fused_batches]
 // A block: its slice of K for its kGroups x 64 columns, in batches of 8 units. Each batch: every
 // thread issues its loads of x and of W* (two tiles a unit, into registers), all before any is
 // used; the block stages x; each warpgroup issues the batch's 16 multiplies and waits for them
@@ -628,6 +630,7 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Pac
     hold(acc);
     __syncthreads();  // every warpgroup is done with the staged x
   }
+  // [fused_batches]
 
   // Park the sums (D: a lane's rows g and g + 8 of its warp's 16 columns, tokens 8 j + 2 q and
   // 8 j + 2 q + 1) and each staging thread's squares, in the staged x's place.
@@ -655,7 +658,6 @@ __global__ void __launch_bounds__(kGroups* kGroupThreads) fused_kernel(const Pac
   __trap();  // the launcher refuses GPUs and builds without sm_90a
 #endif
 }
-// [fused_kernel]
 
 template <int kTokens, bool kAligned>
 void launch_cluster(const PackedCall& call, cudaStream_t stream) {
