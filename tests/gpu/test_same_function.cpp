@@ -36,6 +36,7 @@
 #include "ch09_entries.hpp"
 #include "choose.hpp"
 #include "chunk_grid.hpp"
+#include "dispatcher.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "normlab/compare.hpp"
@@ -498,35 +499,6 @@ std::vector<Kernel> kernels_for(Op op) {
   return kernels;
 }
 
-// What the call asks of a kernel, as the dispatcher reads it from the pointers and strides.
-Requirements requirements_of(const NormCall& call, bool in_place) {
-  Requirements needs{.op = call.op,
-                     .shape = {.rows = call.rows,
-                               .cols = call.cols,
-                               .dtype = call.dtype,
-                               .weight_dtype = call.weight_dtype,
-                               .weight = call.weight != nullptr,
-                               .bias = call.bias != nullptr},
-                     .in_place = in_place};
-  const auto element = static_cast<std::int64_t>(size_of(call.dtype));
-  const struct {
-    const void* data;
-    std::int64_t stride;
-  } activations[] = {{call.x, call.x_stride},
-                     {call.residual, call.residual_stride},
-                     {call.y, call.y_stride},
-                     {call.residual_out, call.residual_out_stride}};
-  for (const auto& a : activations) {
-    if (a.data == nullptr) continue;
-    needs.strided = needs.strided || a.stride != call.cols;
-    needs.base_alignment =
-        std::min(needs.base_alignment, alignment_of(reinterpret_cast<std::uintptr_t>(a.data)));
-    needs.pitch_alignment = std::min(needs.pitch_alignment,
-                                     alignment_of(static_cast<std::uint64_t>(a.stride * element)));
-  }
-  return needs;
-}
-
 // How the kernels cut the call's rows (chapter 07's 16-byte grid): whether every row of every
 // tensor and the parameters lie on it, how many chunks a row of x spans, and where each row of x
 // starts on it. Chapters 07, 09 and 10 choose from these alone, and a row cut alike is reduced
@@ -568,7 +540,7 @@ struct Ran {
   std::string cut;      // cut_of the call (and for normlab::run, the plan)
 };
 
-Ran run_kernel(const Kernel& kernel, const Layout& layout, Placed& placed, Call& c) {
+Ran run_kernel(const Kernel& kernel, Placed& placed, Call& c) {
   NormCall call{.op = c.op,
                 .dtype = c.types.dtype,
                 .weight_dtype = c.types.weight_dtype,
@@ -582,10 +554,11 @@ Ran run_kernel(const Kernel& kernel, const Layout& layout, Placed& placed, Call&
   ran.cut = cut_of(call);
   std::size_t scratch = 0;
   if (kernel.entry != nullptr) {
-    ran.refused = kernel.entry->refusal(requirements_of(call, layout.in_place));
+    // What the call asks of a kernel, as the dispatcher reads it from the pointers and strides.
+    const Requirements needs = dispatch::facts_of(call, 0).needs;
+    ran.refused = kernel.entry->refusal(needs);
     if (!ran.refused.empty()) return ran;
-    if (kernel.entry->scratch_bytes)
-      scratch = kernel.entry->scratch_bytes(requirements_of(call, false).shape);
+    if (kernel.entry->scratch_bytes) scratch = kernel.entry->scratch_bytes(needs.shape);
   } else if (kernel.config == nullptr) {
     const Plan plan = normlab::plan(call);
     ran.cut += "; planned " + plan.kernel->name + " (" + plan.launch + ")";
@@ -649,7 +622,7 @@ void check_one_function(Op op, DTypes types, Size size, std::span<const Layout> 
   const std::vector<Kernel> kernels = kernels_for(op);
   const std::string ch07_name = std::string("ch07_") + name_of(op);
   REQUIRE(kernels.front().name == ch07_name);
-  const Ran base = run_kernel(kernels.front(), layouts[0], *placed[0], c);
+  const Ran base = run_kernel(kernels.front(), *placed[0], c);
   REQUIRE(base.output.has_value());
   const ReferenceForward want = reference_of(op, in, rounding_for(types.dtype));
   const Tolerance tolerance = tolerance_for(types.dtype);
@@ -670,7 +643,7 @@ void check_one_function(Op op, DTypes types, Size size, std::span<const Layout> 
     std::string own_cut;
     for (std::size_t i = 0; i < layouts.size(); ++i) {
       INFO("layout " << layouts[i].name);
-      const Ran ran = run_kernel(kernel, layouts[i], *placed[i], c);
+      const Ran ran = run_kernel(kernel, *placed[i], c);
       INFO("cut: " << ran.cut);
       if (!ran.output) {
         ++refused;
