@@ -21,17 +21,6 @@ namespace normlab::dispatch {
 
 namespace {
 
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
-
 [[noreturn]] void refuse_line(const std::string& name, int line, const std::string& why) {
   throw std::runtime_error("tuned table " + name + ", line " + std::to_string(line) + ": " + why);
 }

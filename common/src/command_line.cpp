@@ -52,6 +52,17 @@ bool asks_for_help(int argc, char** argv, int first) {
   return false;
 }
 
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    pieces.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return pieces;
+    start = end + 1;
+  }
+}
+
 bool CommandLine::next() {
   if (next_ >= argc_) return false;
   option_ = argv_[next_++];

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "normlab/arguments.hpp"
@@ -79,6 +80,14 @@ TEST_CASE("parse_number refuses by name what is not a finite number in range", "
   }
   CHECK_THAT(refusal_of([] { parse_number("-1e-5", "--eps", 0.0); }),
              Catch::Contains("'--eps'") && Catch::Contains(">= 0"));
+}
+
+TEST_CASE("split keeps every piece between separators, empty ones too", "[cli]") {
+  using Pieces = std::vector<std::string_view>;
+  CHECK(normlab::split("a,bc,d", ',') == Pieces{"a", "bc", "d"});
+  CHECK(normlab::split("a,,b,", ',') == Pieces{"a", "", "b", ""});
+  CHECK(normlab::split("", ',') == Pieces{""});
+  CHECK(normlab::split("x\ty", '\t') == Pieces{"x", "y"});
 }
 
 TEST_CASE("CommandLine walks options and values and refuses by name", "[cli]") {

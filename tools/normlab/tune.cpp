@@ -80,14 +80,12 @@ struct Options {
   double budget_s = 0.0;  // 0: none
 };
 
+// The comma-separated items of @p list, an empty one refused naming @p option.
 std::vector<std::string> items(const std::string& list, std::string_view option) {
   std::vector<std::string> found;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t end = std::min(list.find(',', start), list.size());
-    if (end == start) refuse_option(option, "has an empty item in '" + list + "'");
-    found.push_back(list.substr(start, end - start));
-    start = end + 1;
+  for (const std::string_view item : split(list, ',')) {
+    if (item.empty()) refuse_option(option, "has an empty item in '" + list + "'");
+    found.emplace_back(item);
   }
   return found;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace normlab {
 
@@ -27,6 +28,10 @@ double parse_number(std::string_view text, std::string_view option,
 
 /// True when one of argv[first...] is --help or -h.
 bool asks_for_help(int argc, char** argv, int first);
+
+/// The pieces of @p text between the @p separator characters, views into it, empty ones kept:
+/// "a,,b" gives "a", "", "b"; "" gives one empty piece.
+std::vector<std::string_view> split(std::string_view text, char separator);
 
 /// Walks argv[first...] one option at a time:
 ///   CommandLine line(argc, argv, first);
