@@ -231,12 +231,16 @@ std::string describe(const Requirements& needs) {
 }
 
 // Chapter 09's configuration when its dispatcher entry runs the call; else the kernel's summary.
+// "block4_128x6: 128 threads a block, 4096 blocks": how chapter 09 launches @p choice.
+std::string ch09_launch(const ch09::Choice& choice) {
+  return std::string(ch09::kConfigs[choice.config].name) + ": " + std::to_string(choice.threads) +
+         " threads a block, " + std::to_string(choice.blocks) + " blocks";
+}
+
 std::string launch_of(const KernelEntry& kernel, const Facts& f) {
   if (kernel.chapter != 9 || backward(f)) return kernel.summary;
-  const ch09::Config& config = ch09::kConfigs[f.ch09.config];
-  if (config.kind == ch09::Kind::wide) return f.ch09.why;
-  return std::string(config.name) + ": " + std::to_string(f.ch09.threads) + " threads a block, " +
-         std::to_string(f.ch09.blocks) + " blocks (" + f.ch09.why + ")";
+  if (ch09::kConfigs[f.ch09.config].kind == ch09::Kind::wide) return f.ch09.why;
+  return ch09_launch(f.ch09) + " (" + f.ch09.why + ")";
 }
 
 Plan plan_of(const KernelEntry& kernel, const Facts& f, std::string why) {
@@ -260,10 +264,6 @@ std::vector<const KernelEntry*> candidates(std::span<const KernelEntry> kernels,
   return found;
 }
 
-}  // namespace
-
-namespace {
-
 std::string milliseconds_text(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g ms", ms);
@@ -274,9 +274,7 @@ std::string milliseconds_text(double ms) {
 // call, else the kernel's summary.
 std::string launch_of(const Candidate& candidate, const Facts& f) {
   if (candidate.ch09_config < 0) return candidate.kernel->summary;
-  const ch09::Choice choice = ch09::configure(candidate.ch09_config, f.problem);
-  return candidate.config + ": " + std::to_string(choice.threads) + " threads a block, " +
-         std::to_string(choice.blocks) + " blocks";
+  return ch09_launch(ch09::configure(candidate.ch09_config, f.problem));
 }
 
 // The tuned table's pick for a forward call, when a near grid point has a candidate that takes
@@ -376,13 +374,17 @@ const TunedTable* tuned_table_of_device(int device) {
   return tuned_table_for(properties.name);
 }
 
-const TunedTable* tuned_table_of_current_device() {
+int current_device() {
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return nullptr;
+    cudaGetLastError();  // clears the error, so that the next launch's check does not see it
+    return -1;
   }
-  return tuned_table_of_device(device);
+  return device;
+}
+
+const TunedTable* tuned_table_of_current_device() {
+  return tuned_table_of_device(current_device());
 }
 
 }  // namespace normlab::dispatch

@@ -72,7 +72,10 @@ Plan plan(const Case& c, int compute_capability, const TunedTable* table = nullp
 /// The tuned table of the GPU with ordinal @p device (tuned_table_for its name), or null where
 /// there is none or no such GPU.
 const TunedTable* tuned_table_of_device(int device);
-/// tuned_table_of_device() of the current device; null without a GPU (the error is cleared).
+/// The current device's ordinal, or -1 where the runtime has none (the error is cleared, so that
+/// the next launch's check does not see it); planning needs no GPU.
+int current_device();
+/// tuned_table_of_device(current_device()): null without a GPU.
 const TunedTable* tuned_table_of_current_device();
 
 }  // namespace normlab::dispatch

@@ -27,16 +27,6 @@ dispatch::PlanCache& kept_plans() {
   return plans;
 }
 
-// The current device's ordinal, or -1 where the runtime has none (plan() needs no GPU).
-int current_device() {
-  int device = -1;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();  // clears the error, so that the next launch's check does not see it
-    return -1;
-  }
-  return device;
-}
-
 // Refuses a launch where no GPU can run it, saying so, once per process: without a driver or a
 // device the first launch would fail with a message about the launch, not the machine.
 void require_gpu() {
@@ -52,7 +42,7 @@ void require_gpu() {
 }
 
 std::shared_ptr<const Plan> kept_plan(const NormCall& call) {
-  const int device = current_device();
+  const int device = dispatch::current_device();
   return kept_plans().find_or_plan(call, device, [device](const NormCall& c) {
     return dispatch::plan(c, 0, kernel_registry(), dispatch::tuned_table_of_device(device));
   });
