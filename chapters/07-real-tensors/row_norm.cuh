@@ -95,6 +95,51 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
   }
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
+
+// A chunk's weight (1 without one) and bias (0 without one) in fp32, loaded ahead of its
+// normalisation (chapter 09's held configurations).
+template <int kWidth>
+struct Affine {
+  float scale[kWidth];
+  float shift[kWidth];
+};
+
+template <typename T, typename P, bool kAligned>
+__device__ void load_affine(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                            std::int64_t first, Affine<Vector<T>::kWidth>& a) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  if (t.weight != nullptr) {
+    load_parameters<kAligned>(t.weight, first, t.cols, row.weight_aligned, a.scale);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      a.scale[j] = 1.0f;
+  }
+  if (t.bias != nullptr) {
+    load_parameters<kAligned>(t.bias, first, t.cols, row.bias_aligned, a.shift);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      a.shift[j] = 0.0f;
+  }
+}
+
+// normalise_and_store's arithmetic, step for step, with the parameters loaded ahead.
+template <typename T, typename P, bool kAligned>
+__device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                    std::int64_t first, Statistics s, const Vector<T>& h,
+                                    const Affine<Vector<T>::kWidth>& a) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+  float y[kWidth];
+  to_floats(h, y);
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const float normalised = (y[j] - s.mean) * s.rstd;
+    y[j] = normalised * (a.scale[j] + offset) + a.shift[j];
+  }
+  store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
+}
 // [rounding]
 
 // A row's statistics from its mean (0 for RMSNorm) and the row's total of squared deviations
@@ -240,19 +285,34 @@ __device__ __forceinline__ void load_row(const Tensors<T, P>& t, const Row<T, P,
 // @p statistics(h, row) gives the row's statistics from the chunks the thread holds (chapter 09
 // passes its one-reduction moments for rows that fill the block exactly); without it, the two
 // passes of row_statistics over the block.
+// kHeld: the parameters of every chunk the thread holds are loaded with the row, before the
+// statistics, and kept in registers (chapter 09's held configurations, for few rows, where
+// nothing else hides a load made after the reduction); otherwise each chunk loads its own as
+// it is normalised.
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          bool kResidualFirst = kAdd, typename RowStatistics>
+          bool kResidualFirst = kAdd, bool kHeld = false, typename RowStatistics>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
                                                       RowStatistics&& statistics) {
+  constexpr int kWidth = Vector<T>::kWidth;
   const auto row = row_of<kAligned>(t, r);
   const Slice slice = block_slice();
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
   load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
+  Affine<kWidth> held[kHeld ? kVectors : 1];
+#pragma unroll
+  for (int v = 0; kHeld && v < kVectors; ++v)
+    load_affine(t, row, chunk_start(slice.chunk(v), kWidth, row.lead), held[v]);
   const Statistics s = statistics(h, row);
   write_statistics(t, r, s, kCentre, slice);
 #pragma unroll
-  for (int v = 0; v < kVectors; ++v)
-    normalise_and_store(t, row, chunk_start(slice.chunk(v), Vector<T>::kWidth, row.lead), s, h[v]);
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t first = chunk_start(slice.chunk(v), kWidth, row.lead);
+    if constexpr (kHeld) {
+      normalise_and_store(t, row, first, s, h[v], held[v]);
+    } else {
+      normalise_and_store(t, row, first, s, h[v]);
+    }
+  }
 }
 // [row_in_registers]
 

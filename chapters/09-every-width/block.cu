@@ -8,6 +8,8 @@
 // profile). Each configuration here names its own cap:
 // __launch_bounds__(max_threads, min_blocks) promises min_blocks blocks of max_threads an SM,
 // so the compiler keeps a thread within 65536 / (max_threads * min_blocks) registers.
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "balanced.cuh"
@@ -46,14 +48,15 @@ __device__ void prefetch_parameters(const Tensors<T, P>& t, const ch07::Row<T, P
 // kBalanced (LayerNorm, every thread holding kVectors whole chunks; launch_block says which
 // configurations take it): the statistics in one reduction (balanced.cuh) instead of chapter
 // 07's two.
+// kHeld: the parameters held in registers from the start instead (the held configurations).
 template <typename T, typename P, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre,
-          bool kAdd, bool kAligned, bool kResidualFirst, bool kBalanced>
+          bool kAdd, bool kAligned, bool kResidualFirst, bool kBalanced, bool kHeld>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tensors<T, P> t) {
   const bool few = t.rows <= kFewRows;
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
-    ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
+    ch07::norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst, kHeld>(
         t, r, [&](const Vector<T>(&h)[kVectors], const ch07::Row<T, P, kAligned>& row) {
-          if (few) prefetch_parameters<T, P, kVectors>(t, row);
+          if (!kHeld && few) prefetch_parameters<T, P, kVectors>(t, row);
           if constexpr (kBalanced) {
             return block_balanced_statistics(h, t.cols, t.eps);
           } else {
@@ -83,16 +86,22 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
         c.vectors == 8 && std::is_same_v<T, __nv_bfloat16> && std::is_same_v<P, __nv_bfloat16>;
     constexpr bool kAlways = c.vectors == 2 || c.vectors == 4 || kEightBf16;
     constexpr bool kForFewRows = c.max_threads == 1024;
-    if constexpr (kCentre && c.aligned && (kAlways || kForFewRows)) {
-      if ((kAlways || t.rows <= kFewRows) &&
-          fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
-        norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
-                   kAdd && c.residual_first, true><<<choice.blocks, choice.threads, 0, stream>>>(t);
-        return;
+    if constexpr (kCentre && !c.layernorm) {
+      throw std::logic_error(std::string("ch09: ") + c.name + " has no LayerNorm kernel");
+    } else {
+      if constexpr (kCentre && c.aligned && (kAlways || kForFewRows)) {
+        if ((kAlways || t.rows <= kFewRows) &&
+            fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {
+          norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
+                     kAdd && c.residual_first, true, c.held>
+              <<<choice.blocks, choice.threads, 0, stream>>>(t);
+          return;
+        }
       }
+      norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
+                 kAdd && c.residual_first, false, c.held>
+          <<<choice.blocks, choice.threads, 0, stream>>>(t);
     }
-    norm_block<T, P, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.aligned,
-               kAdd && c.residual_first, false><<<choice.blocks, choice.threads, 0, stream>>>(t);
   });
   NORMLAB_CHECK_LAUNCH();
 }

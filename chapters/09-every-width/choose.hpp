@@ -30,6 +30,7 @@ struct Config {
   bool residual_first;  ///< add + norm: the row's residual loaded whole (row_norm.cuh)
   const char* name;
   bool layernorm = true;  ///< compiled for LayerNorm ops too (false: RMSNorm ops only)
+  bool held = false;      ///< the parameters loaded with the row, before the statistics
 };
 
 inline constexpr int kNarrowThreads = 256;
@@ -83,6 +84,19 @@ inline constexpr Config kConfigs[] = {
     // thread (chapter 07's, or block4) needs more than 448 threads and an SM then holds one. Its
     // add + norm instances load the residual chunk by chunk: loaded whole they spilled at 128.
     {Kind::block, 0, 8, 256, 2, true, false, "block8_256x2"},
+    // Held: each thread loads the weight and bias of its chunks with the row and keeps them in
+    // fp32 registers (row_norm.cuh's kHeld), so that no load waits for the statistics. On few
+    // rows that load is the last of the critical path; on many, other rows' warps hide it and
+    // the registers cost blocks an SM. Caps loose enough for a chunk's 16 parameters unspilled.
+    {Kind::narrow, 32, 2, kNarrowThreads, 2, true, true, "narrow32x2_held", true, true},
+    {Kind::narrow, 8, 4, kNarrowThreads, 1, true, true, "narrow8x4_held", true, true},
+    {Kind::block, 0, 1, 1024, 1, true, true, "block1_held", true, true},
+    {Kind::block, 0, 2, 512, 1, true, true, "block2_held", true, true},
+    {Kind::block, 0, 2, 256, 2, true, true, "block2_256x2_held", true, true},
+    {Kind::block, 0, 4, 384, 1, true, false, "block4_held", true, true},
+    // Rows of up to 4096 chunks (32768 16-bit columns) in one block's registers, where a cluster
+    // would otherwise take them; RMSNorm ops only (LayerNorm's add with fp32 parameters spills).
+    {Kind::block, 0, 8, 512, 1, true, false, "block8_512", false},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]

@@ -107,6 +107,9 @@ std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DTy
     const int config = config_index(entry.name.substr(entry.name.find('@') + 1));
     const Choice choice = configure(config, p);
     if (!choice.why.empty()) continue;
+    // The entry's capabilities allow a row off the grid one chunk more than its bytes fill, so
+    // a configuration for any alignment refuses an aligned row that fills it exactly.
+    if (entry.can.max_row_bytes != 0 && cols * element_bytes > entry.can.max_row_bytes) continue;
     entry.can.dtypes = {dtype};
     entry.summary = std::to_string(choice.threads) + " threads a block";
     entries.push_back(std::move(entry));

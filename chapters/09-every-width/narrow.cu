@@ -31,9 +31,10 @@ using device::Vector;
 // Registers: __launch_bounds__(256, kMinBlocks) caps a thread at 65536 / (256 * kMinBlocks),
 // so at least kMinBlocks blocks, kMinBlocks * 256 / kLanes rows, fit an SM.
 // kBalanced (LayerNorm, every lane holding kVectors whole chunks): the statistics in one group
-// reduction (balanced.cuh) instead of chapter 07's two.
+// reduction (balanced.cuh) instead of chapter 07's two. kHeld: the parameters loaded with the
+// row and kept in registers (chapter 07's norm_row_in_registers says why).
 template <typename T, typename P, int kLanes, int kVectors, int kMinBlocks, bool kCentre, bool kAdd,
-          bool kAligned, bool kResidualFirst, bool kBalanced>
+          bool kAligned, bool kResidualFirst, bool kBalanced, bool kHeld>
 __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const Tensors<T, P> t) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kRowsPerBlock = kNarrowThreads / kLanes;
@@ -66,6 +67,10 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
         h[v] = ch07::add_residual(t, row, first, h[v], residual[v]);
       }
     }
+    ch07::Affine<kWidth> held[kHeld ? kVectors : 1];
+#pragma unroll
+    for (int v = 0; kHeld && v < kVectors; ++v)
+      ch07::load_affine(t, row, chunk_start(v * kLanes + lane, kWidth, row.lead), held[v]);
     // Chapter 07's two passes over the registers, summed over the row's group of lanes: lane l
     // of the group keeps chunks l, l + kLanes, ...
     Statistics s;
@@ -84,7 +89,11 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = chunk_start(v * kLanes + lane, kWidth, row.lead);
-      ch07::normalise_and_store(t, row, first, s, h[v]);
+      if constexpr (kHeld) {
+        ch07::normalise_and_store(t, row, first, s, h[v], held[v]);
+      } else {
+        ch07::normalise_and_store(t, row, first, s, h[v]);
+      }
     }
   }
 }
@@ -105,13 +114,14 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       if constexpr (kCentre && c.aligned && c.vectors <= 4) {
         if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
           norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                      kAdd && c.residual_first, true>
+                      kAdd && c.residual_first, true, c.held>
               <<<choice.blocks, choice.threads, 0, stream>>>(t);
           return;
         }
       }
       norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                  kAdd && c.residual_first, false><<<choice.blocks, choice.threads, 0, stream>>>(t);
+                  kAdd && c.residual_first, false, c.held>
+          <<<choice.blocks, choice.threads, 0, stream>>>(t);
     }
   });
   NORMLAB_CHECK_LAUNCH();
