@@ -10,8 +10,8 @@
 
 #include "dispatcher.hpp"
 #include "normlab/check.hpp"
+#include "normlab/registry.hpp"
 #include "plan_cache.hpp"
-#include "registry.hpp"
 
 namespace normlab {
 

@@ -4,24 +4,28 @@
 #include <string>
 #include <vector>
 
-#include "backward.hpp"
-#include "ch08.cuh"
+#include "backward.cuh"
 #include "normlab/check.hpp"
 #include "normlab/kernel.hpp"
 #include "typed_call.hpp"
+#include "typed_gradients.hpp"
 
 namespace normlab::ch08 {
+
+using kernels::backward::Gradients;
+using kernels::backward::Reduction;
 
 namespace {
 
 template <typename T, typename P>
 void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {
-  const Gradients<T, P> g = gradients_of<T, P>(call);
-  if (call.op == Op::rmsnorm_backward) return rmsnorm_backward(g, reduction, stream);
-  layernorm_backward(g, reduction, stream);
+  const Gradients<T, P> g = kernels::backward::gradients_of<T, P>(call);
+  if (call.op == Op::rmsnorm_backward)
+    return kernels::backward::rmsnorm_backward(g, reduction, stream);
+  kernels::backward::layernorm_backward(g, reduction, stream);
 }
 
-// Maps a call's op and dtypes to the typed launchers of ch08.cuh.
+// Maps a call's op and dtypes to the typed launchers of kernels/backward.cuh.
 void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
   const char* fn = "ch08::backward";
   check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
@@ -29,8 +33,8 @@ void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
                    return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
                           name_of(call.op) + ")";
                  });
-  ch07::with_dtype_pair(fn, call,
-                        [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
+  kernels::with_dtype_pair(
+      fn, call, [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
 }
 
 }  // namespace
@@ -73,13 +77,14 @@ std::vector<KernelEntry> entries() {
                  .optional_parameters = true,
                  .weight_plus_one = true,
                  .in_place = true,
-                 .max_cols = centre ? kMaxLayernormCols : kMaxRmsnormCols,
+                 .max_cols = centre ? kernels::backward::kMaxLayernormCols
+                                    : kernels::backward::kMaxRmsnormCols,
                  .residual_gradient = true},
          .launch = [reduction](const NormCall& call,
                                cudaStream_t stream) { backward(call, reduction, stream); },
          .scratch_bytes =
              [reduction, centre](const Shape& s) {
-               return scratch_bytes(reduction, centre, s.rows, s.cols);
+               return kernels::backward::scratch_bytes(reduction, centre, s.rows, s.cols);
              },
          .default_for_op = reduction == Reduction::deterministic});
   }

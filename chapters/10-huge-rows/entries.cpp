@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "ch10.cuh"
 #include "chunk_grid.hpp"
 #include "normlab/kernel.hpp"
+#include "spread.cuh"
 #include "typed_call.hpp"
 
 namespace normlab::ch10 {
+
+// The spread launcher (kernels/spread.cuh): its paths, launchers and scratch.
+using namespace kernels::spread;
 
 namespace {
 
@@ -21,7 +24,7 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 // the chapter's choice.
 void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
   const Scratch scratch{call.scratch, call.scratch_bytes};
-  ch07::with_typed_tensors("ch10::forward", call, [&](const auto& t) {
+  kernels::with_typed_tensors("ch10::forward", call, [&](const auto& t) {
     switch (call.op) {
       case Op::rmsnorm:
         return rmsnorm(t, scratch, stream, path);
@@ -47,7 +50,7 @@ std::vector<KernelEntry> entries() {
   // block), and hold at most 32768 chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the
   // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
   // their launcher refuses them again, by name, if called directly.
-  const Capabilities every_tensor = ch07::every_tensor();
+  const Capabilities every_tensor = kernels::every_tensor();
   const struct {
     const char* suffix;
     const char* summary;
@@ -75,7 +78,7 @@ std::vector<KernelEntry> entries() {
       if (p.path == Path::cluster) {
         can.min_compute_capability = 90;
         can.alignment_bytes = 16;
-        can.max_row_bytes = cluster_chunks(true) * ch07::kChunkBytes;
+        can.max_row_bytes = cluster_chunks(true) * kernels::kChunkBytes;
       }
       const Path path = p.path;
       entries.push_back(

@@ -20,8 +20,8 @@
 #include "dispatcher.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/op_tensors.hpp"
+#include "normlab/registry.hpp"
 #include "plan_cache.hpp"
-#include "registry.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "normlab/kernel.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive bytes model",
           "[registry]") {
