@@ -250,8 +250,24 @@ std::string launch_of(const KernelEntry& kernel, const Facts& f) {
   return configured_launch(f.configured_choice) + " (" + f.configured_choice.why + ")";
 }
 
+// The entry that runs a plan of @p kernel. Chapter 09's dispatcher entry would choose again at
+// every launch what facts_of() chose once (f.configured_choice): the configuration's own entry
+// runs instead (the general launcher's for `wide`), which only checks that the call fits it.
+// Any other kernel runs itself.
+const KernelEntry* launched_by(const KernelEntry& kernel, const Facts& f) {
+  if (kernel.chapter != 9 || backward(f) || candidate_named(kernel.name) != nullptr) return &kernel;
+  const configured::Config& config = configured::kConfigs[f.configured_choice.config];
+  const Candidate* chosen = config.kind == configured::Kind::wide
+                                ? candidate_keyed(f.needs.op, "general/default")
+                                : candidate_named(kernel.name + "@" + config.name);
+  return chosen != nullptr ? chosen->kernel : &kernel;
+}
+
 Plan plan_of(const KernelEntry& kernel, const Facts& f, std::string why) {
-  return {.kernel = &kernel, .why = std::move(why), .launch = launch_of(kernel, f)};
+  return {.kernel = &kernel,
+          .why = std::move(why),
+          .launch = launch_of(kernel, f),
+          .launched = launched_by(kernel, f)};
 }
 
 Plan with_scratch(Plan plan, const Shape& shape) {
@@ -310,7 +326,10 @@ std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
     const TunedTime& next = entry.ranking[pick->index + 1];
     why += "; runner-up " + next.candidate + " (" + milliseconds_text(next.ms) + ")";
   }
-  return Plan{.kernel = candidate.kernel, .why = why, .launch = launch_of(candidate, facts)};
+  return Plan{.kernel = candidate.kernel,
+              .why = why,
+              .launch = launch_of(candidate, facts),
+              .launched = candidate.kernel};
 }
 
 }  // namespace
