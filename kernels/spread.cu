@@ -164,4 +164,20 @@ NORMLAB_SPREAD_LAUNCHERS(__half, float)
 NORMLAB_SPREAD_LAUNCHERS(__nv_bfloat16, __nv_bfloat16)
 NORMLAB_SPREAD_LAUNCHERS(__nv_bfloat16, float)
 
+void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
+  const Scratch scratch{call.scratch, call.scratch_bytes};
+  with_typed_tensors("kernels::spread::forward", call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        return rmsnorm(t, scratch, stream, path);
+      case Op::layernorm:
+        return layernorm(t, scratch, stream, path);
+      case Op::add_rmsnorm:
+        return add_rmsnorm(t, scratch, stream, path);
+      default:
+        return add_layernorm(t, scratch, stream, path);
+    }
+  });
+}
+
 }  // namespace normlab::kernels::spread

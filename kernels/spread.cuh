@@ -48,6 +48,10 @@ template <typename T, typename P>
 void add_layernorm(const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
                    const Path* path = nullptr);
 
+/// Runs @p call (a forward norm) through the typed launcher of its op and dtypes, with the call's
+/// scratch as its Scratch; @p path null: the choice (choose()), else that path.
+void forward(const NormCall& call, cudaStream_t stream, const Path* path = nullptr);
+
 /// What choose() is told of the current GPU (asked once per device and kept).
 Gpu current_gpu();
 

@@ -33,4 +33,10 @@ Gradients<T, P> gradients_of(const NormCall& call) {
           .cols = call.cols};
 }
 
+/// Runs @p call (op rmsnorm_backward or layernorm_backward) with @p reduction on @p stream through
+/// the typed launcher of its op and dtypes (backward.cuh): activations in call.dtype, parameters
+/// and their gradients in call.dtype or fp32. Throws std::invalid_argument naming the argument
+/// before anything is launched when an argument cannot work.
+void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
+
 }  // namespace normlab::kernels::backward

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10's registry entries: for each op, the chapter's choice (ch10_<op>) and each path
 // forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
-// by side.
+// by side; all through the spread launcher's kernels::spread::forward (kernels/spread.cuh).
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,24 +19,6 @@ using namespace kernels::spread;
 namespace {
 
 constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
-
-// Runs @p call (a forward norm) through the typed launcher of its op and dtypes; @p path null:
-// the chapter's choice.
-void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
-  const Scratch scratch{call.scratch, call.scratch_bytes};
-  kernels::with_typed_tensors("ch10::forward", call, [&](const auto& t) {
-    switch (call.op) {
-      case Op::rmsnorm:
-        return rmsnorm(t, scratch, stream, path);
-      case Op::layernorm:
-        return layernorm(t, scratch, stream, path);
-      case Op::add_rmsnorm:
-        return add_rmsnorm(t, scratch, stream, path);
-      default:
-        return add_layernorm(t, scratch, stream, path);
-    }
-  });
-}
 
 }  // namespace
 
@@ -65,14 +47,15 @@ std::vector<KernelEntry> entries() {
   };
   std::vector<KernelEntry> entries;
   for (Op op : kOps) {
-    entries.push_back({.name = std::string("ch10_") + name_of(op),
-                       .chapter = 10,
-                       .summary = "a cluster, else the whole GPU, else a split row",
-                       .op = op,
-                       .can = every_tensor,
-                       .launch = [](const NormCall& call,
-                                    cudaStream_t stream) { forward(call, stream, nullptr); },
-                       .scratch_bytes = scratch});
+    entries.push_back(
+        {.name = std::string("ch10_") + name_of(op),
+         .chapter = 10,
+         .summary = "a cluster, else the whole GPU, else a split row",
+         .op = op,
+         .can = every_tensor,
+         .launch = [](const NormCall& call,
+                      cudaStream_t stream) { kernels::spread::forward(call, stream, nullptr); },
+         .scratch_bytes = scratch});
     for (const auto& p : paths) {
       Capabilities can = every_tensor;
       if (p.path == Path::cluster) {
@@ -88,7 +71,7 @@ std::vector<KernelEntry> entries() {
            .op = op,
            .can = can,
            .launch = [path](const NormCall& call,
-                            cudaStream_t stream) { forward(call, stream, &path); },
+                            cudaStream_t stream) { kernels::spread::forward(call, stream, &path); },
            .scratch_bytes = scratch,
            .gpu_refusal = path == Path::whole_gpu
                               ? std::function<std::string(const Requirements&)>(whole_gpu_refusal)
