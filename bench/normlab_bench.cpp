@@ -23,10 +23,10 @@
 #include "normlab/block_size.hpp"
 #include "normlab/device.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/roofline.hpp"
 #include "normlab/runner.hpp"
 #include "normlab/timing.hpp"
-#include "registry.hpp"
 
 namespace {
 

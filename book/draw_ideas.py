@@ -607,7 +607,7 @@ def ch09_every_width():
              "the known-wrong kernel", size=10, fill=BARRIER)
     fig.text(x0, y + 26, f"group_sum<{lanes_per_row}>: offsets {', '.join(map(str, offsets))}; "
              "no shared memory, no __syncthreads, 256 / lanes rows a block", size=11)
-    # The decision table (choose.cpp) on aligned bf16 rows (8 elements a 16-byte chunk), by
+    # The decision table (kernels/configs.cpp) on aligned bf16 rows (8 elements a 16-byte chunk), by
     # width: each band is (kernel, widest row it takes, in columns); past the last, chapter 07.
     narrow_cols = 96 * 8  # narrow32x3's 96 chunks
     span = 32768

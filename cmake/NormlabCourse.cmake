@@ -109,7 +109,7 @@ function(normlab_add_chapter_tests number)
 
   # GPU: the chapter's kernels against the float64 references (tests/gpu/test_chNN.cpp).
   normlab_add_test(NAME test_${tag} KIND gpu SOURCES gpu/test_${tag}.cpp
-    LIBRARIES normlab_kernels normlab_grading LABELS ${tag})
+    LIBRARIES normlab_registry normlab_grading LABELS ${tag})
   target_include_directories(test_${tag} PRIVATE gpu)
 
   # GPU: compute-sanitizer memcheck and racecheck of the chapter's program (or another).
@@ -145,8 +145,10 @@ function(normlab_add_chapter_tests number)
     endforeach()
   endif()
 
-  # CPU: what the compiler made of the chapter's kernels.
-  _normlab_course_sass(chapters ${number} normlab_${tag} sass_${tag} ${tag})
+  # CPU: what the compiler made of the chapter's kernels (in kernels/ for the chapters that teach
+  # the library: normlab_add_chapter's KERNELS).
+  get_target_property(sass_target normlab_${tag} NORMLAB_SASS_TARGET)
+  _normlab_course_sass(chapters ${number} ${sass_target} sass_${tag} ${tag})
 endfunction()
 
 function(normlab_add_exercise_tests number)

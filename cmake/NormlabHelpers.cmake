@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers shared by every CMakeLists.txt of normlab.
 #   normlab_target_defaults(target)          warnings, ptxas spill warnings, line info
-#   normlab_add_chapter(NUMBER nn SLUG s [APART] SOURCES ...)  chapter library + chapter program
+#   normlab_add_chapter(NUMBER nn SLUG s [APART] [KERNELS lib] SOURCES ...)  chapter library +
+#                                            chapter program
 #   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
 #   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
@@ -30,13 +31,26 @@ endfunction()
 
 # APART: a chapter whose library needs what the installed package does not carry (chapter 12:
 # NCCL) stays out of the registry's link and the package; its tests link it themselves.
+# KERNELS: the library a chapter teaches from (normlab_kernels for 07 to 10): the chapter's
+# library links it and holds the rest (its registry entries, or nothing: then it is an interface
+# library), and the chapter's SASS checks read it instead.
 function(normlab_add_chapter)
-  cmake_parse_arguments(CH "APART" "NUMBER;SLUG" "SOURCES" ${ARGN})
+  cmake_parse_arguments(CH "APART" "NUMBER;SLUG;KERNELS" "SOURCES" ${ARGN})
   set(lib normlab_ch${CH_NUMBER})
-  add_library(${lib} STATIC ${CH_SOURCES})
-  target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>)
-  target_link_libraries(${lib} PUBLIC normlab_common)
-  normlab_target_defaults(${lib})
+  if(CH_SOURCES)
+    add_library(${lib} STATIC ${CH_SOURCES})
+    target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>)
+    target_link_libraries(${lib} PUBLIC normlab_common ${CH_KERNELS})
+    normlab_target_defaults(${lib})
+  else()
+    add_library(${lib} INTERFACE)
+    target_link_libraries(${lib} INTERFACE normlab_common ${CH_KERNELS})
+  endif()
+  if(CH_KERNELS)
+    set_target_properties(${lib} PROPERTIES NORMLAB_SASS_TARGET ${CH_KERNELS})
+  else()
+    set_target_properties(${lib} PROPERTIES NORMLAB_SASS_TARGET ${lib})
+  endif()
 
   string(REPLACE "-" "_" program "ch${CH_NUMBER}_${CH_SLUG}")
   add_executable(${program} main.cpp)

@@ -14,10 +14,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/api/include/normlab/normlab.hpp
               ${PROJECT_SOURCE_DIR}/common/include/normlab/ops.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/normlab)
 
-# Static libraries: normlab::normlab (normlab_api) links the registry, every chapter and the
-# harness, each exported under normlab:: so that the link line follows them.
+# Static libraries: normlab::normlab (normlab_api) links the kernels, the registry, every chapter
+# and the harness, each exported under normlab:: so that the link line follows them.
 get_property(normlab_chapter_libraries GLOBAL PROPERTY NORMLAB_CHAPTER_LIBRARIES)
-install(TARGETS normlab_api normlab_kernels ${normlab_chapter_libraries} normlab_common
+install(TARGETS normlab_api normlab_kernels normlab_registry ${normlab_chapter_libraries}
+                normlab_common
         EXPORT normlabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 if(TARGET normlab)  # not configured with NORMLAB_LIBRARY_ONLY

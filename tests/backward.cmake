@@ -7,7 +7,7 @@
 # partial row, a non-atomic += across blocks: each must FAIL where the chapter's kernel passes.
 normlab_add_test(NAME test_known_wrong_ch08 KIND gpu
   SOURCES known_wrong/test_known_wrong_ch08.cpp known_wrong/backward_wrong.cu
-  LIBRARIES normlab_kernels LABELS known_wrong ch08)
+  LIBRARIES normlab_registry LABELS known_wrong ch08)
 target_include_directories(test_known_wrong_ch08 PRIVATE known_wrong)
 
 # normlab check takes the backward ops: exit 69 and one line without a GPU.
@@ -18,4 +18,4 @@ set_tests_properties(normlab_check_backward_without_gpu PROPERTIES LABELS "cpu;c
 
 # CPU: the launchers refuse what cannot work, by name, before touching the device.
 normlab_add_test(NAME test_ch08_arguments KIND cpu SOURCES cpu/test_ch08_arguments.cpp
-  LIBRARIES normlab_kernels LABELS ch08)
+  LIBRARIES normlab_registry LABELS ch08)

@@ -14,5 +14,5 @@ normlab_add_test(NAME test_known_wrong_ladder KIND gpu
   SOURCES known_wrong/test_known_wrong_ladder.cpp known_wrong/eps_outside_sqrt.cu
           known_wrong/eps_on_sum.cu known_wrong/tree_without_barriers.cu
           known_wrong/float4_without_tail.cu
-  LIBRARIES normlab_kernels normlab_grading LABELS known_wrong ch02 ch04)
+  LIBRARIES normlab_registry normlab_grading LABELS known_wrong ch02 ch04)
 target_include_directories(test_known_wrong_ladder PRIVATE gpu known_wrong)

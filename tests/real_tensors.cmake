@@ -4,7 +4,7 @@
 
 # GPU, about 6.4 GB of device memory: rows * stride > 2^31 elements.
 normlab_add_test(NAME test_ch07_large KIND gpu SOURCES gpu/test_ch07_large.cpp
-  LIBRARIES normlab_ch07 LABELS ch07 large)
+  LIBRARIES normlab_kernels LABELS ch07 large)
 
 # GPU: one function whatever the layout (issue 52). Every kernel the dispatcher may pick for a
 # forward op (chapters 07, 09 and 10, and normlab::run) on the same rows contiguous, with a row
@@ -25,7 +25,7 @@ target_include_directories(test_known_wrong_ch07 PRIVATE gpu known_wrong)
 
 # CPU: the launcher refuses what cannot work, by name, before touching the device.
 normlab_add_test(NAME test_ch07_arguments KIND cpu SOURCES cpu/test_ch07_arguments.cpp
-  LIBRARIES normlab_ch07 LABELS ch07)
+  LIBRARIES normlab_kernels LABELS ch07)
 
 # normlab check: bad options refused by name (exit 2) on any machine; exit 69 and one line
 # without a GPU; on a GPU, PASS, its JSON and a --dump that holds what case.json says.

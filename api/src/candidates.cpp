@@ -6,16 +6,18 @@
 #include <algorithm>
 #include <vector>
 
-#include "ch09_entries.hpp"
-#include "choose.hpp"
-#include "registry.hpp"
+#include "configs.hpp"
+#include "configured_entries.hpp"
+#include "normlab/registry.hpp"
 
 namespace normlab::dispatch {
+
+namespace configured = kernels::configured;
 
 namespace {
 
 struct Built {
-  std::vector<KernelEntry> ch09_entries;  // owned here: not in the registry
+  std::vector<KernelEntry> config_entries;  // owned here: not in the registry
   std::vector<Candidate> all;
 };
 
@@ -28,7 +30,7 @@ constexpr struct {
 const Built& built() {
   static const Built b = [] {
     Built made;
-    made.ch09_entries = ch09::config_entries();
+    made.config_entries = configured::config_entries();
     for (const KernelEntry& kernel : kernel_registry()) {
       if (!is_forward_norm(kernel.op)) continue;
       if (kernel.chapter == 7) {
@@ -42,14 +44,15 @@ const Built& built() {
         }
       }
     }
-    for (const KernelEntry& kernel : made.ch09_entries) {
+    for (const KernelEntry& kernel : made.config_entries) {
       const std::string config = kernel.name.substr(kernel.name.find('@') + 1);
-      const int index = ch09::config_index(config);
-      made.all.push_back(
-          {.family = ch09::kConfigs[index].kind == ch09::Kind::narrow ? "lanes" : "block",
-           .config = config,
-           .kernel = &kernel,
-           .ch09_config = index});
+      const int index = configured::config_index(config);
+      made.all.push_back({.family = configured::kConfigs[index].kind == configured::Kind::narrow
+                                        ? "lanes"
+                                        : "block",
+                          .config = config,
+                          .kernel = &kernel,
+                          .config_index = index});
     }
     for (Candidate& candidate : made.all)
       candidate.key = std::string(candidate.family) + "/" + candidate.config;
@@ -84,8 +87,8 @@ std::string refusal_of(const Candidate& candidate, const Facts& facts) {
     return std::string("a kernel of ") + name_of(candidate.kernel->op);
   }
   std::string refusal = candidate.kernel->refusal(facts.needs);
-  if (refusal.empty() && candidate.ch09_config >= 0) {
-    const ch09::Choice choice = ch09::configure(candidate.ch09_config, facts.problem);
+  if (refusal.empty() && candidate.config_index >= 0) {
+    const configured::Choice choice = configured::configure(candidate.config_index, facts.problem);
     if (!choice.why.empty()) refusal = choice.why;
   }
   return refusal;

@@ -23,7 +23,7 @@ struct Candidate {
   std::string config;  ///< its name within the family
   std::string key;     ///< "family/config": what the tuned tables name it by, beside the op
   const KernelEntry* kernel = nullptr;  ///< what runs it
-  int ch09_config = -1;                 ///< chapter 09's kConfigs index, or -1
+  int config_index = -1;                ///< chapter 09's kConfigs index, or -1
 };
 
 /// Every candidate of every forward op, the registry's and chapter 09's configuration entries,

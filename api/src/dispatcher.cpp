@@ -14,31 +14,34 @@
 #include "candidates.hpp"
 #include "chunk_grid.hpp"
 #include "normlab/op_tensors.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 #include "tuned_table.hpp"
 
 namespace normlab::dispatch {
 
+namespace configured = kernels::configured;
+
 namespace {
 
-// Chapter 09's description of a forward call (its problem_of in ch09.cu): whether every row
+// The configured launcher's description of a forward call (its problem_of in
+// kernels/configured.cu): whether every row
 // of every tensor is a whole number of aligned 16-byte vectors, and how many 16-byte chunks a
 // row of x spans (chapter 07's count, from x's address and stride).
-ch09::Problem problem_of(const Shape& s, Op op, bool rows_aligned, const void* x,
-                         std::int64_t x_stride) {
+configured::Problem problem_of(const Shape& s, Op op, bool rows_aligned, const void* x,
+                               std::int64_t x_stride) {
   const auto element = static_cast<std::int64_t>(size_of(s.dtype));
   return {.rows = s.rows,
           .cols = s.cols,
           .element_bytes = static_cast<int>(element),
-          .aligned = rows_aligned && s.cols % (ch07::kChunkBytes / element) == 0,
-          .chunks = ch07::most_chunks(x, x_stride, s.cols, element),
+          .aligned = rows_aligned && s.cols % (kernels::kChunkBytes / element) == 0,
+          .chunks = kernels::most_chunks(x, x_stride, s.cols, element),
           .add = is_add(op),
           .centre = is_layernorm(op)};
 }
 
-Facts with_ch09_choice(const Requirements& needs, const ch09::Problem& problem) {
+Facts with_configured_choice(const Requirements& needs, const configured::Problem& problem) {
   Facts facts{.needs = needs, .problem = problem};
-  if (!is_backward(needs.op)) facts.ch09 = ch09::choose(problem);
+  if (!is_backward(needs.op)) facts.configured_choice = configured::choose(problem);
   return facts;
 }
 
@@ -63,7 +66,7 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     needs.statistics = needs.statistics || spec.presence == Presence::statistics;
     needs.residual_gradient = needs.residual_gradient || spec.tensor == Tensor::dresidual;
     if (spec.extent == Extent::row_vector && spec.role == Role::input)
-      parameters_aligned = parameters_aligned && address % ch07::kChunkBytes == 0;
+      parameters_aligned = parameters_aligned && address % kernels::kChunkBytes == 0;
     if (spec.extent != Extent::matrix) continue;
     needs.strided = needs.strided || b.stride != call.cols;
     needs.base_alignment = std::min(needs.base_alignment, alignment_of(address));
@@ -73,10 +76,10 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     if (spec.in_place_over && b.data != nullptr)
       needs.in_place = needs.in_place || b.data == field_of(call, *spec.in_place_over).data;
   }
-  const bool rows_aligned = needs.base_alignment >= ch07::kChunkBytes &&
-                            needs.pitch_alignment >= ch07::kChunkBytes && parameters_aligned;
-  return with_ch09_choice(needs,
-                          problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride));
+  const bool rows_aligned = needs.base_alignment >= kernels::kChunkBytes &&
+                            needs.pitch_alignment >= kernels::kChunkBytes && parameters_aligned;
+  return with_configured_choice(
+      needs, problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride));
 }
 
 Facts facts_of(const Case& c, int compute_capability) {
@@ -86,10 +89,10 @@ Facts facts_of(const Case& c, int compute_capability) {
   // parameters at one.
   const auto element = static_cast<std::int64_t>(size_of(c.shape.dtype));
   const bool rows_aligned =
-      needs.base_alignment >= ch07::kChunkBytes && needs.pitch_alignment >= ch07::kChunkBytes;
+      needs.base_alignment >= kernels::kChunkBytes && needs.pitch_alignment >= kernels::kChunkBytes;
   const auto* x = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c.misalign * element));
-  return with_ch09_choice(needs,
-                          problem_of(c.shape, needs.op, rows_aligned, x, activation_stride(c)));
+  return with_configured_choice(
+      needs, problem_of(c.shape, needs.op, rows_aligned, x, activation_stride(c)));
 }
 
 namespace {
@@ -139,22 +142,23 @@ struct Rule {
   const char* path = nullptr;  ///< the chapter's entry whose name ends so; null: its default
 };
 
-ch09::Kind ch09_kind(const Facts& f) {
-  return ch09::kConfigs[f.ch09.config].kind;
+configured::Kind configured_kind(const Facts& f) {
+  return configured::kConfigs[f.configured_choice.config].kind;
 }
 
 bool backward(const Facts& f) {
   return is_backward(f.needs.op);
 }
 bool narrow(const Facts& f) {
-  return !backward(f) && ch09_kind(f) == ch09::Kind::narrow;
+  return !backward(f) && configured_kind(f) == configured::Kind::narrow;
 }
 bool few_rows(const Facts& f) {
-  return !backward(f) && f.needs.shape.rows <= ch09::kFewRows && ch09_kind(f) == ch09::Kind::block;
+  return !backward(f) && f.needs.shape.rows <= configured::kFewRows &&
+         configured_kind(f) == configured::Kind::block;
 }
 bool few_wide_rows(const Facts& f) {
-  return !backward(f) && f.needs.shape.rows <= ch09::kFewRows &&
-         f.problem.chunks > ch07::most_register_chunks(f.problem.aligned);
+  return !backward(f) && f.needs.shape.rows <= configured::kFewRows &&
+         f.problem.chunks > kernels::most_register_chunks(f.problem.aligned);
 }
 // A row of a MiB or more, in 16-byte chunks (rule 6).
 constexpr std::int64_t kHugeRowChunks = 65536;
@@ -162,11 +166,12 @@ bool many_huge_rows(const Facts& f) {
   return !backward(f) && f.problem.aligned && f.problem.chunks >= kHugeRowChunks;
 }
 bool many_wide_rows(const Facts& f) {
-  return !backward(f) && f.problem.aligned && f.problem.chunks > ch07::most_register_chunks(true);
+  return !backward(f) && f.problem.aligned &&
+         f.problem.chunks > kernels::most_register_chunks(true);
 }
 // Past the few-row rules, chapter 09 picks a block configuration only by its rules 3 to 7.
 bool many_rows_block(const Facts& f) {
-  return !backward(f) && ch09_kind(f) == ch09::Kind::block;
+  return !backward(f) && configured_kind(f) == configured::Kind::block;
 }
 bool forward(const Facts& f) {
   return !backward(f);
@@ -232,19 +237,37 @@ std::string describe(const Requirements& needs) {
 
 // Chapter 09's configuration when its dispatcher entry runs the call; else the kernel's summary.
 // "block4_128x6: 128 threads a block, 4096 blocks": how chapter 09 launches @p choice.
-std::string ch09_launch(const ch09::Choice& choice) {
-  return std::string(ch09::kConfigs[choice.config].name) + ": " + std::to_string(choice.threads) +
-         " threads a block, " + std::to_string(choice.blocks) + " blocks";
+std::string configured_launch(const configured::Choice& choice) {
+  return std::string(configured::kConfigs[choice.config].name) + ": " +
+         std::to_string(choice.threads) + " threads a block, " + std::to_string(choice.blocks) +
+         " blocks";
 }
 
 std::string launch_of(const KernelEntry& kernel, const Facts& f) {
   if (kernel.chapter != 9 || backward(f)) return kernel.summary;
-  if (ch09::kConfigs[f.ch09.config].kind == ch09::Kind::wide) return f.ch09.why;
-  return ch09_launch(f.ch09) + " (" + f.ch09.why + ")";
+  if (configured::kConfigs[f.configured_choice.config].kind == configured::Kind::wide)
+    return f.configured_choice.why;
+  return configured_launch(f.configured_choice) + " (" + f.configured_choice.why + ")";
+}
+
+// The entry that runs a plan of @p kernel. Chapter 09's dispatcher entry would choose again at
+// every launch what facts_of() chose once (f.configured_choice): the configuration's own entry
+// runs instead (the general launcher's for `wide`), which only checks that the call fits it.
+// Any other kernel runs itself.
+const KernelEntry* launched_by(const KernelEntry& kernel, const Facts& f) {
+  if (kernel.chapter != 9 || backward(f) || candidate_named(kernel.name) != nullptr) return &kernel;
+  const configured::Config& config = configured::kConfigs[f.configured_choice.config];
+  const Candidate* chosen = config.kind == configured::Kind::wide
+                                ? candidate_keyed(f.needs.op, "general/default")
+                                : candidate_named(kernel.name + "@" + config.name);
+  return chosen != nullptr ? chosen->kernel : &kernel;
 }
 
 Plan plan_of(const KernelEntry& kernel, const Facts& f, std::string why) {
-  return {.kernel = &kernel, .why = std::move(why), .launch = launch_of(kernel, f)};
+  return {.kernel = &kernel,
+          .why = std::move(why),
+          .launch = launch_of(kernel, f),
+          .launched = launched_by(kernel, f)};
 }
 
 Plan with_scratch(Plan plan, const Shape& shape) {
@@ -273,8 +296,8 @@ std::string milliseconds_text(double ms) {
 // The launch of a tuned candidate: chapter 09's configuration as chapter 09 sizes it for the
 // call, else the kernel's summary.
 std::string launch_of(const Candidate& candidate, const Facts& f) {
-  if (candidate.ch09_config < 0) return candidate.kernel->summary;
-  return ch09_launch(ch09::configure(candidate.ch09_config, f.problem));
+  if (candidate.config_index < 0) return candidate.kernel->summary;
+  return configured_launch(configured::configure(candidate.config_index, f.problem));
 }
 
 // The tuned table's pick for a forward call, when a near grid point has a candidate that takes
@@ -303,7 +326,10 @@ std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
     const TunedTime& next = entry.ranking[pick->index + 1];
     why += "; runner-up " + next.candidate + " (" + milliseconds_text(next.ms) + ")";
   }
-  return Plan{.kernel = candidate.kernel, .why = why, .launch = launch_of(candidate, facts)};
+  return Plan{.kernel = candidate.kernel,
+              .why = why,
+              .launch = launch_of(candidate, facts),
+              .launched = candidate.kernel};
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <memory>
 #include <span>
 
-#include "choose.hpp"
+#include "configs.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/runner.hpp"
@@ -17,9 +17,10 @@ namespace normlab::dispatch {
 
 /// Everything the decision table reads of a call.
 struct Facts {
-  Requirements needs;     ///< what KernelEntry::refusal judges
-  ch09::Choice ch09;      ///< forward ops: chapter 09's own choice for the call
-  ch09::Problem problem;  ///< forward ops: what that choice was made from
+  Requirements needs;  ///< what KernelEntry::refusal judges
+  kernels::configured::Choice
+      configured_choice;                 ///< forward ops: the configured launcher's own choice
+  kernels::configured::Problem problem;  ///< forward ops: what that choice was made from
 };
 
 /// Throws std::invalid_argument naming the argument unless @p call is well formed: a norm op,

@@ -10,8 +10,8 @@
 
 #include "dispatcher.hpp"
 #include "normlab/check.hpp"
+#include "normlab/registry.hpp"
 #include "plan_cache.hpp"
-#include "registry.hpp"
 
 namespace normlab {
 
@@ -95,9 +95,10 @@ void run(const NormCall& call, const Plan& chosen, cudaStream_t stream) {
   check_argument(chosen.kernel != nullptr, "normlab::run", "planned", "holds no kernel");
   check_scratch(call, chosen);
   require_gpu();
-  chosen.kernel->launch(call, stream);
+  const KernelEntry& launched = chosen.launched != nullptr ? *chosen.launched : *chosen.kernel;
+  launched.launch(call, stream);
   if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) {
-    throw std::runtime_error("normlab::run: " + chosen.kernel->name + " failed to launch: " +
+    throw std::runtime_error("normlab::run: " + launched.name + " failed to launch: " +
                              cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
   }
 }

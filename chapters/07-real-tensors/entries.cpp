@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 07's registry entries: one per op, all through ch07::forward, which maps a call's
-// op and dtypes to the typed launchers of ch07.cuh (typed_call.hpp).
+// Chapter 07's registry entries: one per op, all through the general launcher's kernels::forward
+// (kernels/general_forward.hpp), which maps a call's op and dtypes to its typed launchers.
 #include <string>
 #include <vector>
 
-#include "ch07.cuh"
-#include "forward.hpp"
+#include "general_forward.hpp"
 #include "normlab/kernel.hpp"
 #include "typed_call.hpp"
 
 namespace normlab::ch07 {
-
-void forward(const NormCall& call, cudaStream_t stream) {
-  with_typed_tensors("ch07::forward", call, [&](const auto& t) {
-    switch (call.op) {
-      case Op::rmsnorm:
-        return rmsnorm(t, stream);
-      case Op::layernorm:
-        return layernorm(t, stream);
-      case Op::add_rmsnorm:
-        return add_rmsnorm(t, stream);
-      default:
-        return add_layernorm(t, stream);
-    }
-  });
-}
 
 std::vector<KernelEntry> entries() {
   // Every op: fp32, fp16 and bf16 tensors with parameters in their dtype or fp32; weight and
@@ -51,8 +35,8 @@ std::vector<KernelEntry> entries() {
                        .chapter = 7,
                        .summary = op.summary,
                        .op = op.op,
-                       .can = every_tensor(),
-                       .launch = forward,
+                       .can = kernels::every_tensor(),
+                       .launch = kernels::forward,
                        .default_for_op = true});
   }
   return entries;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 07 program: RMSNorm, LayerNorm and add + norm on one problem, in any dtype.
-#include "ch07.cuh"
 #include "normlab/program.hpp"
 
 namespace normlab::ch07 {

@@ -1,39 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 08's registry entries: RMSNorm and LayerNorm backward, each with the atomic
-// reduction of the parameter gradients (a) and the deterministic one (b, the default).
+// reduction of the parameter gradients (a) and the deterministic one (b, the default), all
+// through the backward family's kernels::backward::run (kernels/typed_gradients.hpp).
 #include <string>
 #include <vector>
 
-#include "backward.hpp"
-#include "ch08.cuh"
-#include "normlab/check.hpp"
+#include "backward.cuh"
 #include "normlab/kernel.hpp"
-#include "typed_call.hpp"
+#include "typed_gradients.hpp"
 
 namespace normlab::ch08 {
 
-namespace {
-
-template <typename T, typename P>
-void run_op(const NormCall& call, Reduction reduction, cudaStream_t stream) {
-  const Gradients<T, P> g = gradients_of<T, P>(call);
-  if (call.op == Op::rmsnorm_backward) return rmsnorm_backward(g, reduction, stream);
-  layernorm_backward(g, reduction, stream);
-}
-
-// Maps a call's op and dtypes to the typed launchers of ch08.cuh.
-void backward(const NormCall& call, Reduction reduction, cudaStream_t stream) {
-  const char* fn = "ch08::backward";
-  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
-                 [&] {
-                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
-                          name_of(call.op) + ")";
-                 });
-  ch07::with_dtype_pair(fn, call,
-                        [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
-}
-
-}  // namespace
+using kernels::backward::Reduction;
 
 std::vector<KernelEntry> entries() {
   // Both ops, both reductions: fp32, fp16 and bf16 activations with parameters (and their
@@ -63,25 +41,28 @@ std::vector<KernelEntry> entries() {
   for (const auto& k : kernels) {
     const Reduction reduction = k.reduction;
     const bool centre = k.op == Op::layernorm_backward;
-    entries.push_back(
-        {.name = k.name,
-         .chapter = 8,
-         .summary = k.summary,
-         .op = k.op,
-         .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
-                 .fp32_parameters = true,
-                 .optional_parameters = true,
-                 .weight_plus_one = true,
-                 .in_place = true,
-                 .max_cols = centre ? kMaxLayernormCols : kMaxRmsnormCols,
-                 .residual_gradient = true},
-         .launch = [reduction](const NormCall& call,
-                               cudaStream_t stream) { backward(call, reduction, stream); },
-         .scratch_bytes =
-             [reduction, centre](const Shape& s) {
-               return scratch_bytes(reduction, centre, s.rows, s.cols);
-             },
-         .default_for_op = reduction == Reduction::deterministic});
+    entries.push_back({.name = k.name,
+                       .chapter = 8,
+                       .summary = k.summary,
+                       .op = k.op,
+                       .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
+                               .fp32_parameters = true,
+                               .optional_parameters = true,
+                               .weight_plus_one = true,
+                               .in_place = true,
+                               .max_cols = centre ? kernels::backward::kMaxLayernormCols
+                                                  : kernels::backward::kMaxRmsnormCols,
+                               .residual_gradient = true},
+                       .launch =
+                           [reduction](const NormCall& call, cudaStream_t stream) {
+                             kernels::backward::run(call, reduction, stream);
+                           },
+                       .scratch_bytes =
+                           [reduction, centre](const Shape& s) {
+                             return kernels::backward::scratch_bytes(reduction, centre, s.rows,
+                                                                     s.cols);
+                           },
+                       .default_for_op = reduction == Reduction::deterministic});
   }
   return entries;
 }

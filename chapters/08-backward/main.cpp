@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 08 program: RMSNorm and LayerNorm backward on one problem, in any dtype.
-#include "ch08.cuh"
 #include "normlab/program.hpp"
 
 namespace normlab::ch08 {

@@ -1,52 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 09's registry entries: the dispatcher for each op; and one entry a configuration and
-// op, which the tuner times and the tuned chooser picks, and the chapter program's sweep.
+// Chapter 09's registry entries: the dispatcher for each op, through the configured launcher
+// (kernels/configured.cuh). The entries a configuration are the library's
+// (kernels/configured_entries.hpp).
 #include <string>
 #include <vector>
 
-#include "ch09.cuh"
-#include "ch09_entries.hpp"
-#include "choose.hpp"
-#include "chunk_grid.hpp"
+#include "configured_entries.hpp"
 #include "normlab/kernel.hpp"
-#include "normlab/ops.hpp"
 #include "typed_call.hpp"
 
 namespace normlab::ch09 {
-
-namespace {
-
-constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
-
-// "8 lanes a row, 4 vectors each; 2 blocks an SM; rows of up to 32 chunks" (or "a row a block
-// of up to 128 threads, ..."; "..., aligned rows" for the configurations that need them).
-std::string summary_of(const Config& config) {
-  const std::string shape =
-      config.kind == Kind::narrow
-          ? std::to_string(config.lanes) + " lanes a row"
-          : "a row a block of up to " + std::to_string(config.max_threads) + " threads";
-  return shape + ", " + std::to_string(config.vectors) + " vectors each; " +
-         std::to_string(config.min_blocks) + (config.min_blocks == 1 ? " block" : " blocks") +
-         " an SM; rows of up to " + std::to_string(chunks_held(config)) + " chunks" +
-         (config.aligned ? " on the 16-byte grid" : "");
-}
-
-}  // namespace
-
-void forward(const NormCall& call, cudaStream_t stream, const char* config) {
-  ch07::with_typed_tensors("ch09::forward", call, [&](const auto& t) {
-    switch (call.op) {
-      case Op::rmsnorm:
-        return rmsnorm(t, stream, config);
-      case Op::layernorm:
-        return layernorm(t, stream, config);
-      case Op::add_rmsnorm:
-        return add_rmsnorm(t, stream, config);
-      default:
-        return add_layernorm(t, stream, config);
-    }
-  });
-}
 
 std::vector<KernelEntry> entries() {
   // Chapter 07's capabilities: every kernel of the table takes what chapter 07's take (its tensor
@@ -55,64 +18,15 @@ std::vector<KernelEntry> entries() {
   // before its group's reductions and stores after them, and a row belongs to one group; the
   // block kernels are chapter 07's row; the wide rows are chapter 07's launcher.
   std::vector<KernelEntry> entries;
-  for (Op op : kOps) {
-    entries.push_back(
-        {.name = std::string("ch09_") + name_of(op),
-         .chapter = 9,
-         .summary = "the dispatcher: a kernel per rows, width, dtype, alignment",
-         .op = op,
-         .can = ch07::every_tensor(),
-         .launch = [](const NormCall& call, cudaStream_t stream) { forward(call, stream); }});
-  }
-  return entries;
-}
-
-std::vector<KernelEntry> config_entries() {
-  std::vector<KernelEntry> entries;
-  for (Op op : kOps) {
-    for (const Config& config : kConfigs) {
-      if (config.kind == Kind::wide) continue;  // chapter 07's launcher, its own entry
-      if (is_layernorm(op) && !config.layernorm) continue;
-      Capabilities can = ch07::every_tensor();
-      // The table's own refusal (configure()) is exact; these say what can be said without
-      // the row's address: aligned configurations need 16-byte rows, every one holds at most
-      // chunks_held 16-byte chunks (a row off the grid spans one more than its bytes fill).
-      if (config.aligned) can.alignment_bytes = static_cast<int>(ch07::kChunkBytes);
-      can.max_row_bytes = (chunks_held(config) - (config.aligned ? 0 : 1)) * ch07::kChunkBytes;
-      const char* name = config.name;
-      entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,
-                         .chapter = 9,
-                         .summary = summary_of(config),
-                         .op = op,
-                         .can = can,
-                         .launch = [name](const NormCall& call, cudaStream_t stream) {
-                           forward(call, stream, name);
-                         }});
-    }
-  }
-  return entries;
-}
-
-std::vector<KernelEntry> sweep_entries(std::int64_t rows, std::int64_t cols, DType dtype) {
-  const int element_bytes = static_cast<int>(size_of(dtype));
-  const int width = static_cast<int>(ch07::kChunkBytes) / element_bytes;
-  Problem p{.rows = rows,
-            .cols = cols,
-            .element_bytes = element_bytes,
-            .aligned = cols % width == 0,
-            .chunks = (cols + width - 1) / width};
-  std::vector<KernelEntry> entries;
-  for (KernelEntry& entry : config_entries()) {
-    p.centre = is_layernorm(entry.op);
-    const int config = config_index(entry.name.substr(entry.name.find('@') + 1));
-    const Choice choice = configure(config, p);
-    if (!choice.why.empty()) continue;
-    // The entry's capabilities allow a row off the grid one chunk more than its bytes fill, so
-    // a configuration for any alignment refuses an aligned row that fills it exactly.
-    if (entry.can.max_row_bytes != 0 && cols * element_bytes > entry.can.max_row_bytes) continue;
-    entry.can.dtypes = {dtype};
-    entry.summary = std::to_string(choice.threads) + " threads a block";
-    entries.push_back(std::move(entry));
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    entries.push_back({.name = std::string("ch09_") + name_of(op),
+                       .chapter = 9,
+                       .summary = "the dispatcher: a kernel per rows, width, dtype, alignment",
+                       .op = op,
+                       .can = kernels::every_tensor(),
+                       .launch = [](const NormCall& call, cudaStream_t stream) {
+                         kernels::configured::forward(call, stream);
+                       }});
   }
   return entries;
 }

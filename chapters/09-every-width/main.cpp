@@ -6,17 +6,21 @@
 #include <exception>
 #include <vector>
 
-#include "ch09.cuh"
-#include "ch09_entries.hpp"
+#include "configured_entries.hpp"
+#include "empty_kernel.cuh"
 #include "normlab/device.hpp"
 #include "normlab/program.hpp"
+
+namespace normlab::ch09 {
+std::vector<KernelEntry> entries();  // entries.cpp
+}
 
 int main(int argc, char** argv) {
   std::vector<normlab::KernelEntry> kernels = normlab::ch09::entries();
   try {
     const normlab::ProgramOptions options = normlab::parse_program_options(argc, argv, 1);
     for (normlab::KernelEntry& entry :
-         normlab::ch09::sweep_entries(options.rows, options.cols, options.dtype))
+         normlab::kernels::configured::sweep_entries(options.rows, options.cols, options.dtype))
       kernels.push_back(std::move(entry));
   } catch (const std::exception&) {
     // Bad options or --help: chapter_main says so.

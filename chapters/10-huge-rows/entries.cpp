@@ -1,39 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 10's registry entries: for each op, the chapter's choice (ch10_<op>) and each path
 // forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
-// by side.
+// by side; all through the spread launcher's kernels::spread::forward (kernels/spread.cuh).
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "ch10.cuh"
 #include "chunk_grid.hpp"
 #include "normlab/kernel.hpp"
+#include "spread.cuh"
 #include "typed_call.hpp"
 
 namespace normlab::ch10 {
 
+// The spread launcher (kernels/spread.cuh): its paths, launchers and scratch.
+using namespace kernels::spread;
+
 namespace {
 
 constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
-
-// Runs @p call (a forward norm) through the typed launcher of its op and dtypes; @p path null:
-// the chapter's choice.
-void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
-  const Scratch scratch{call.scratch, call.scratch_bytes};
-  ch07::with_typed_tensors("ch10::forward", call, [&](const auto& t) {
-    switch (call.op) {
-      case Op::rmsnorm:
-        return rmsnorm(t, scratch, stream, path);
-      case Op::layernorm:
-        return layernorm(t, scratch, stream, path);
-      case Op::add_rmsnorm:
-        return add_rmsnorm(t, scratch, stream, path);
-      default:
-        return add_layernorm(t, scratch, stream, path);
-    }
-  });
-}
 
 }  // namespace
 
@@ -47,7 +32,7 @@ std::vector<KernelEntry> entries() {
   // block), and hold at most 32768 chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the
   // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
   // their launcher refuses them again, by name, if called directly.
-  const Capabilities every_tensor = ch07::every_tensor();
+  const Capabilities every_tensor = kernels::every_tensor();
   const struct {
     const char* suffix;
     const char* summary;
@@ -62,20 +47,21 @@ std::vector<KernelEntry> entries() {
   };
   std::vector<KernelEntry> entries;
   for (Op op : kOps) {
-    entries.push_back({.name = std::string("ch10_") + name_of(op),
-                       .chapter = 10,
-                       .summary = "a cluster, else the whole GPU, else a split row",
-                       .op = op,
-                       .can = every_tensor,
-                       .launch = [](const NormCall& call,
-                                    cudaStream_t stream) { forward(call, stream, nullptr); },
-                       .scratch_bytes = scratch});
+    entries.push_back(
+        {.name = std::string("ch10_") + name_of(op),
+         .chapter = 10,
+         .summary = "a cluster, else the whole GPU, else a split row",
+         .op = op,
+         .can = every_tensor,
+         .launch = [](const NormCall& call,
+                      cudaStream_t stream) { kernels::spread::forward(call, stream, nullptr); },
+         .scratch_bytes = scratch});
     for (const auto& p : paths) {
       Capabilities can = every_tensor;
       if (p.path == Path::cluster) {
         can.min_compute_capability = 90;
         can.alignment_bytes = 16;
-        can.max_row_bytes = cluster_chunks(true) * ch07::kChunkBytes;
+        can.max_row_bytes = cluster_chunks(true) * kernels::kChunkBytes;
       }
       const Path path = p.path;
       entries.push_back(
@@ -85,7 +71,7 @@ std::vector<KernelEntry> entries() {
            .op = op,
            .can = can,
            .launch = [path](const NormCall& call,
-                            cudaStream_t stream) { forward(call, stream, &path); },
+                            cudaStream_t stream) { kernels::spread::forward(call, stream, &path); },
            .scratch_bytes = scratch,
            .gpu_refusal = path == Path::whole_gpu
                               ? std::function<std::string(const Requirements&)>(whole_gpu_refusal)

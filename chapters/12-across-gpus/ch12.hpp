@@ -14,13 +14,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "ch07.cuh"
+#include "general.cuh"
 #include "normlab/kernel.hpp"
 #include "normlab/ops.hpp"
 
 namespace normlab::ch12 {
 
-using ch07::Tensors;
+using kernels::Tensors;
 
 /// Throws std::runtime_error with the expression, file:line and NCCL's error string unless
 /// @p result is ncclSuccess.

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "ch10.cuh"
 #include "ch12.hpp"
 #include "measure.hpp"
 #include "normlab/command_line.hpp"
@@ -18,8 +17,9 @@
 #include "normlab/json.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/program.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/roofline.hpp"
-#include "registry.hpp"
+#include "spread.cuh"
 
 namespace {
 
@@ -111,7 +111,8 @@ KernelEntry one_gpu_entry(Op op) {
   entry.launch = [](const NormCall& call, cudaStream_t stream) { normlab::run(call, stream); };
   // The most any forward kernel the dispatcher may pick needs: chapter 10's.
   entry.scratch_bytes = [](const Shape& shape) {
-    return ch10::scratch_bytes(shape.rows, shape.cols, static_cast<int>(size_of(shape.dtype)));
+    return kernels::spread::scratch_bytes(shape.rows, shape.cols,
+                                          static_cast<int>(size_of(shape.dtype)));
   };
   return entry;
 }

@@ -11,18 +11,18 @@
 #include <algorithm>
 #include <climits>
 
-#include "dispatch.cuh"
-#include "moments.cuh"
+#include "general_launch.cuh"
 #include "normlab/check.hpp"
+#include "part_moments.cuh"
 #include "passes.cuh"
 
 namespace normlab::ch12 {
 
 namespace {
 
-using ch07::chunk_start;
 using device::kWarpSize;
 using device::Vector;
+using kernels::chunk_start;
 
 constexpr int kRowsPerBlock = 8;
 constexpr int kThreads = kRowsPerBlock * kWarpSize;
@@ -51,16 +51,16 @@ __global__ void __launch_bounds__(kThreads, kAligned ? 3 : 1)
     slice_moments(const Tensors<T, P> t, device::Moments* moments) {
   constexpr int kWidth = Vector<T>::kWidth;
   for (std::int64_t r = first_row(); r < t.rows; r += row_step()) {
-    const auto row = ch07::row_of<kAligned>(t, r);
+    const auto row = kernels::row_of<kAligned>(t, r);
     device::Moments m{};
 #pragma unroll 4
     for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
       const std::int64_t first = chunk_start(c, kWidth, row.lead);
       Vector<T> h = device::load_chunk<kAligned>(row.x, first, t.cols, true);
-      if constexpr (kAdd) h = ch07::add_residual(t, row, first, h);
-      m = ch10::add_chunk<kCentre, kAligned>(m, h, first, t.cols);
+      if constexpr (kAdd) h = kernels::add_residual(t, row, first, h);
+      m = kernels::spread::add_chunk<kCentre, kAligned>(m, h, first, t.cols);
     }
-    m = ch10::warp_merge(m);
+    m = kernels::spread::warp_merge(m);
     if (lane() == 0) moments[r] = m;
   }
 }
@@ -72,17 +72,17 @@ __global__ void __launch_bounds__(kThreads, kAligned ? 3 : 1)
     slice_normalise(const Tensors<T, P> t, const Exchanged exchanged) {
   constexpr int kWidth = Vector<T>::kWidth;
   for (std::int64_t r = first_row(); r < t.rows; r += row_step()) {
-    const auto row = ch07::row_of<kAligned>(t, r);
+    const auto row = kernels::row_of<kAligned>(t, r);
     const T* source = kAdd ? row.residual_out : row.x;
     const bool source_aligned = kAdd ? row.residual_out_aligned : true;
     const device::Moments m =
-        ch10::merge_parts(exchanged.moments + r, exchanged.parts, exchanged.part_stride);
-    const ch07::Statistics s = ch10::statistics_of<kCentre>(m, exchanged.cols, t.eps);
-    ch07::write_statistics(t, r, s, kCentre, {lane(), kWarpSize});
+        kernels::spread::merge_parts(exchanged.moments + r, exchanged.parts, exchanged.part_stride);
+    const kernels::Statistics s = kernels::statistics_of<kCentre>(m, exchanged.cols, t.eps);
+    kernels::write_statistics(t, r, s, kCentre, {lane(), kWarpSize});
 #pragma unroll 4
     for (std::int64_t c = lane(); c < row.chunks; c += kWarpSize) {
       const std::int64_t first = chunk_start(c, kWidth, row.lead);
-      ch07::normalise_and_store(
+      kernels::normalise_and_store(
           t, row, first, s, device::load_chunk<kAligned>(source, first, t.cols, source_aligned));
     }
   }
@@ -100,7 +100,7 @@ unsigned int blocks_for(std::int64_t rows) {
 // wide take no element-by-element code.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slice_moments(const Tensors<T, P>& t, device::Moments* moments, cudaStream_t stream) {
-  if (ch07::vectors_aligned(t)) {
+  if (kernels::vectors_aligned(t)) {
     slice_moments<T, P, kCentre, kAdd, true>
         <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, moments);
   } else {
@@ -113,7 +113,7 @@ void launch_slice_moments(const Tensors<T, P>& t, device::Moments* moments, cuda
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slice_normalise(const Tensors<T, P>& t, const Exchanged& exchanged,
                             cudaStream_t stream) {
-  if (ch07::vectors_aligned(t)) {
+  if (kernels::vectors_aligned(t)) {
     slice_normalise<T, P, kCentre, kAdd, true>
         <<<blocks_for(t.rows), kThreads, 0, stream>>>(t, exchanged);
   } else {
@@ -128,6 +128,6 @@ void launch_slice_normalise(const Tensors<T, P>& t, const Exchanged& exchanged,
                                                           cudaStream_t);                          \
   template void launch_slice_normalise<T, P, kCentre, kAdd>(const Tensors<T, P>&,                 \
                                                             const Exchanged&, cudaStream_t);
-NORMLAB_CH07_FOR_EACH_CALL(NORMLAB_CH12_PASSES)
+NORMLAB_FORWARD_FOR_EACH_CALL(NORMLAB_CH12_PASSES)
 
 }  // namespace normlab::ch12

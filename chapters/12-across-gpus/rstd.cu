@@ -4,9 +4,9 @@
 // the GEMM.
 #include <algorithm>
 
-#include "moments.cuh"
 #include "normlab/check.hpp"
 #include "overlap.hpp"
+#include "part_moments.cuh"
 
 namespace normlab::ch12 {
 
@@ -16,7 +16,7 @@ __global__ void rstd_kernel(const device::Moments* moments, std::int64_t rows, s
                             float eps, float* rstd) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
        r += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    rstd[r] = ch10::statistics_of<false>(moments[r], cols, eps).rstd;
+    rstd[r] = kernels::statistics_of<false>(moments[r], cols, eps).rstd;
 }
 
 }  // namespace

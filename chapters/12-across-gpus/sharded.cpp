@@ -16,7 +16,7 @@
 #include "normlab/check.hpp"
 #include "passes.cuh"
 #include "typed_call.hpp"
-#include "validate.hpp"
+#include "validate_tensors.hpp"
 
 namespace normlab::ch12 {
 
@@ -132,7 +132,7 @@ void normalise_slice(Op op, const Shard<T, P>& shard, int ranks, std::int64_t co
                      cudaStream_t stream) {
   const char* fn = "ch12::normalise_slice";
   check_forward(fn, op);
-  ch07::validate(fn, shard.slice, is_add(op));
+  kernels::validate(fn, shard.slice, is_add(op));
   check_argument(ranks >= 1, fn, "ranks", "must be at least 1");
   check_argument(cols >= shard.slice.cols, fn, "cols",
                  "is the whole row's width, at least the slice's");
@@ -157,7 +157,7 @@ void sharded_norm(Op op, const Group& group, const std::vector<Shard<T, P>>& sha
   for (int rank = 0; rank < ranks; ++rank) {
     const Shard<T, P>& shard = shards[rank];
     const std::string which = "shards[" + std::to_string(rank) + "]";
-    ch07::validate(fn, shard.slice, is_add(op));
+    kernels::validate(fn, shard.slice, is_add(op));
     check_argument(shard.slice.rows == rows, fn, which.c_str(),
                    "must have as many rows as shards[0]");
     check_argument(shard.slice.cols == columns_of(cols, ranks, rank).count, fn, which.c_str(),
@@ -177,14 +177,14 @@ void sharded_norm(Op op, const Group& group, const std::vector<Shard<T, P>>& sha
 }
 
 void partial_moments(const NormCall& call, void* exchange, cudaStream_t stream) {
-  ch07::with_typed_tensors("ch12::partial_moments", call, [&](const auto& slice) {
+  kernels::with_typed_tensors("ch12::partial_moments", call, [&](const auto& slice) {
     partial_moments(call.op, Shard{slice, exchange}, stream);
   });
 }
 
 void normalise_slice(const NormCall& call, void* exchange, int ranks, std::int64_t cols,
                      cudaStream_t stream) {
-  ch07::with_typed_tensors("ch12::normalise_slice", call, [&](const auto& slice) {
+  kernels::with_typed_tensors("ch12::normalise_slice", call, [&](const auto& slice) {
     normalise_slice(call.op, Shard{slice, exchange}, ranks, cols, stream);
   });
 }
@@ -199,10 +199,10 @@ void sharded_norm(const Group& group, const std::vector<NormCall>& calls,
                        call.weight_dtype == calls.front().weight_dtype,
                    fn, "calls", "must share one op and one dtype pairing");
   }
-  ch07::with_dtype_pair(fn, calls.front(), [&]<typename T, typename P>() {
+  kernels::with_dtype_pair(fn, calls.front(), [&]<typename T, typename P>() {
     std::vector<Shard<T, P>> shards;
     for (std::size_t rank = 0; rank < calls.size(); ++rank)
-      shards.push_back({ch07::tensors_of<T, P>(calls[rank]), exchange[rank]});
+      shards.push_back({kernels::tensors_of<T, P>(calls[rank]), exchange[rank]});
     sharded_norm(calls.front().op, group, shards, cols);
   });
 }

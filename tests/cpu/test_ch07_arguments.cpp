@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "forward.hpp"
+#include "general_forward.hpp"
 #include "normlab/kernel.hpp"
 
 namespace {
@@ -33,8 +33,8 @@ NormCall valid_call(Op op) {
 }
 
 void require_refused(const NormCall& call, const char* argument) {
-  CHECK_THROWS_AS(normlab::ch07::forward(call, nullptr), std::invalid_argument);
-  CHECK_THROWS_WITH(normlab::ch07::forward(call, nullptr),
+  CHECK_THROWS_AS(normlab::kernels::forward(call, nullptr), std::invalid_argument);
+  CHECK_THROWS_WITH(normlab::kernels::forward(call, nullptr),
                     Catch::Contains(std::string("'") + argument + "'"));
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("chapter 07 with rows = 0 launches nothing, even with null tensors", "
     for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
       NormCall call{.op = op, .dtype = dtype, .weight_dtype = dtype, .rows = 0, .cols = 4096};
       call.x_stride = call.y_stride = call.residual_stride = call.residual_out_stride = 4096;
-      CHECK_NOTHROW(normlab::ch07::forward(call, nullptr));
+      CHECK_NOTHROW(normlab::kernels::forward(call, nullptr));
     }
   }
 }

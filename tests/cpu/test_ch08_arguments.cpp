@@ -7,7 +7,7 @@
 #include <string>
 
 #include "normlab/kernel.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 namespace {
 

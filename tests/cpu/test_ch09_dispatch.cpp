@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "choose.hpp"
+#include "configs.hpp"
 
 namespace {
 
-using namespace normlab::ch09;
+using namespace normlab::kernels::configured;
 
 // A rows x cols problem of @p element_bytes elements, aligned unless @p lead elements of its
 // first chunk lie before the row (chapter 07's chunks: one more when lead > 0).

@@ -7,7 +7,7 @@
 
 #include "choose_path.hpp"
 
-using namespace normlab::ch10;
+using namespace normlab::kernels::spread;
 
 TEST_CASE("cluster_for: blocks of 256 threads while 16 hold the row, then 512", "[ch10]") {
   auto shape = [](std::int64_t chunks, bool aligned = true) {

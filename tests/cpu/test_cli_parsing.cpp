@@ -16,7 +16,7 @@
 #include "normlab/command_line.hpp"
 #include "normlab/json.hpp"
 #include "normlab/program.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 using normlab::parse_integer;
 using normlab::parse_number;

@@ -20,8 +20,8 @@
 #include "dispatcher.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/op_tensors.hpp"
+#include "normlab/registry.hpp"
 #include "plan_cache.hpp"
-#include "registry.hpp"
 
 namespace {
 
@@ -72,11 +72,28 @@ normlab::Plan decided(const NormCall& call,
   return dispatch::decide(dispatch::facts_of(call, kHopper), kernels);
 }
 
+// The entry run() launches for @p plan: chapter 09's dispatcher entry chooses a configuration
+// at every launch, so its plan launches the configuration chosen when planning (the one its
+// launch text names; chapter 07's launcher for rows wider than the table); any other kernel
+// launches itself.
+void check_launched(const normlab::Plan& plan, Op op) {
+  REQUIRE(plan.launched != nullptr);
+  const std::string& name = plan.kernel->name;
+  if (name.rfind("ch09_", 0) != 0 || name.find('@') != std::string::npos) {
+    CHECK(plan.launched == plan.kernel);
+  } else if (plan.launch.find("chapter 07's launcher") != std::string::npos) {
+    CHECK(plan.launched->name == std::string("ch07_") + normlab::name_of(op));
+  } else {
+    CHECK(plan.launched->name == name + "@" + plan.launch.substr(0, plan.launch.find(':')));
+  }
+}
+
 std::string kernel_for(const NormCall& call) {
   const normlab::Plan plan = decided(call);
   INFO(plan.why << " | " << plan.launch);
   REQUIRE(plan.kernel != nullptr);
   CHECK_FALSE(plan.why.empty());
+  check_launched(plan, call.op);
   return plan.kernel->name;
 }
 
@@ -123,6 +140,22 @@ TEST_CASE("narrow rows go to chapter 09 while its table picks a narrow kernel", 
   CHECK(kernel_for(call) == "ch09_layernorm");
   call.x = address(Tensor::x, 4);
   CHECK(kernel_for(call) == "ch07_layernorm");
+}
+
+TEST_CASE("a plan of chapter 09's dispatcher launches the configuration chosen when planning",
+          "[dispatch]") {
+  // Not chapter 09's dispatcher entry, which would choose again at every launch.
+  const normlab::Plan plan = decided(full_call(Op::rmsnorm, 8192, 768));
+  REQUIRE(plan.kernel->name == "ch09_rmsnorm");
+  REQUIRE(plan.launched != nullptr);
+  CHECK(plan.launched->name == "ch09_rmsnorm@narrow32x3");
+  // The backward's, chapter 07's and chapter 10's plans launch their own kernel.
+  for (const NormCall& call :
+       {full_call(Op::rmsnorm_backward, 64, 1024), full_call(Op::layernorm, 8192, 1025),
+        full_call(Op::rmsnorm, 1, 65536)}) {
+    const normlab::Plan other = decided(call);
+    CHECK(other.launched == other.kernel);
+  }
 }
 
 TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its capped blocks",

@@ -5,9 +5,10 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "normlab/kernel.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 TEST_CASE("every entry has a unique name, a launcher, dtypes and a positive bytes model",
           "[registry]") {
@@ -179,6 +180,39 @@ TEST_CASE("common/ includes only its own headers: the harness does not depend on
     }
   }
   CHECK(files > 10);
+}
+
+// The quoted includes of the files below @p dir that resolve to no file of @p roots (paths from
+// the source root, searched as the build's include directories are).
+std::vector<std::string> includes_outside(const std::string& dir,
+                                          const std::vector<std::string>& roots) {
+  const std::filesystem::path source(NORMLAB_SOURCE_DIR);
+  std::vector<std::string> outside;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(source / dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("#include \"", 0) != 0) continue;
+      const std::string name = line.substr(10, line.find('"', 10) - 10);
+      bool found = std::filesystem::exists(entry.path().parent_path() / name);
+      for (const std::string& root : roots)
+        found = found || std::filesystem::exists(source / root / name);
+      if (!found) outside.push_back(entry.path().string() + ": " + line);
+    }
+  }
+  return outside;
+}
+
+TEST_CASE("kernels/ and api/ include only kernels/, api/ and common/: never a chapter's file",
+          "[registry][layers]") {
+  const std::vector<std::string> library = {"kernels", "api/src", "api/include", "common/include"};
+  for (const char* dir : {"kernels", "api"}) {
+    for (const std::string& include : includes_outside(dir, library))
+      FAIL_CHECK(include);
+  }
+  // The check can fail: chapter 12 includes chapter 11's headers.
+  CHECK_FALSE(includes_outside("chapters/12-across-gpus", library).empty());
 }
 
 TEST_CASE("each forward op has exactly one default kernel, which takes its own base case",

@@ -16,8 +16,8 @@
 
 #include "candidates.hpp"
 #include "dispatcher.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 #include "tuned_table.hpp"
 
 namespace {
@@ -171,7 +171,7 @@ TEST_CASE("every candidate is a forward kernel that the tables can name", "[tune
     CHECK(dispatch::candidate_keyed(candidate.kernel->op, candidate.key) == &candidate);
     CHECK(candidate.key == std::string(candidate.family) + "/" + candidate.config);
     CHECK(candidate.kernel->name.find_first_of(" \t=") == std::string::npos);
-    chapter09 += candidate.ch09_config >= 0;
+    chapter09 += candidate.config_index >= 0;
   }
   CHECK(chapter09 > 0);
   CHECK(dispatch::candidate_named("ch07_rmsnorm") != nullptr);

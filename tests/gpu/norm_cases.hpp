@@ -16,8 +16,8 @@
 
 #include "grading.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 
 namespace normlab::norm_cases {
 

@@ -9,8 +9,8 @@
 
 #include "normlab/device.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 
 TEST_CASE("a kernel declaring a newer architecture is refused with the reason", "[architecture]") {
   const normlab::KernelEntry* registered = normlab::find_kernel("ch04_rmsnorm_fused_float4");

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backward_kernels.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 
 using namespace normlab;
 

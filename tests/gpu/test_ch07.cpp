@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "ch07_cases.hpp"
-#include "forward.hpp"
+#include "general_forward.hpp"
 #include "grading.hpp"
 #include "hand_case.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/reference.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 namespace {
 
@@ -56,7 +56,7 @@ using norm_cases::require_all_pass;
 
 // Chapter 07 through hand_case::run_by_hand.
 HandResult run_by_hand(const HandCase& hc, Rounding residual_rounding) {
-  return hand_case::run_by_hand(hc, residual_rounding, ch07::forward, "ch07::forward");
+  return hand_case::run_by_hand(hc, residual_rounding, kernels::forward, "kernels::forward");
 }
 
 }  // namespace
@@ -322,7 +322,7 @@ TEST_CASE("rows = 0 succeeds; a refused call writes nothing", "[ch07]") {
   call.x_stride = 64;
   call.y = y_device.data();
   call.y_stride = 64;
-  CHECK_THROWS_WITH(ch07::forward(call, nullptr), Catch::Contains("'eps'"));
+  CHECK_THROWS_WITH(kernels::forward(call, nullptr), Catch::Contains("'eps'"));
   NORMLAB_CHECK(cudaDeviceSynchronize());
   y_device.download(y);
   CHECK(y.is_poison(0, 0));

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "forward.hpp"
+#include "general_forward.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
 #include "normlab/compare.hpp"
@@ -95,7 +95,7 @@ TEST_CASE("rows * stride > 2^31 elements: int64 offsets everywhere", "[ch07][lar
       call.x = call.y = tensor.data();
       call.x_stride = call.y_stride = stride;
       call.weight = weight.data();
-      ch07::forward(call, nullptr);
+      kernels::forward(call, nullptr);
       NORMLAB_CHECK(cudaDeviceSynchronize());
       const CompareReport report =
           compare(read_rows(tensor, stride), rmsnorm_forward(xs, params).y, tolerance, "y");
@@ -121,7 +121,7 @@ TEST_CASE("rows * stride > 2^31 elements: int64 offsets everywhere", "[ch07][lar
       call.residual = call.residual_out = tensor.data();
       call.residual_stride = call.residual_out_stride = stride;
       call.weight = weight.data();
-      ch07::forward(call, nullptr);
+      kernels::forward(call, nullptr);
       NORMLAB_CHECK(cudaDeviceSynchronize());
       const ReferenceForward want =
           add_rmsnorm_forward(xs, rs, params, [](double v) { return round_to(DType::bf16, v); });

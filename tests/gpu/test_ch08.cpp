@@ -18,7 +18,7 @@
 #include "normlab/host_matrix.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/random.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 namespace {
 

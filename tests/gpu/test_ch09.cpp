@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "ch09_entries.hpp"
-#include "choose.hpp"
+#include "configs.hpp"
+#include "configured_entries.hpp"
 #include "grading.hpp"
 #include "hand_case.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/kernel.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 namespace {
 
@@ -47,8 +47,8 @@ Case make_case(Op op, DTypes d, std::int64_t rows, std::int64_t cols, std::uint6
   return c;
 }
 
-// Both sides of every boundary of choose()'s table (choose.cpp), in columns, for 16-bit rows
-// (8 a chunk) and fp32 rows (4 a chunk): the narrow configurations' 16, 64, 96, 128 and 256
+// Both sides of every boundary of choose()'s table (kernels/configs.cpp), in columns, for 16-bit
+// rows (8 a chunk) and fp32 rows (4 a chunk): the narrow configurations' 16, 64, 96, 128 and 256
 // chunks and the narrow limit of 1024 columns; block1's 1024 chunks, block2's 1024 (many rows)
 // and 2048, block4's 2048 (and, for 16-bit LayerNorm, its whole warps from 1152 chunks: 9216
 // and 12288 columns, not 9224), block8_256x2 from 1537 (LayerNorm) and 1793 chunks (RMSNorm),
@@ -143,7 +143,7 @@ TEST_CASE("each tensor with its own stride and alignment", "[ch09]") {
   // others move element by element where their alignment differs), on narrow rows, odd rows
   // for block4_any, and the same strides with every base aligned (the aligned kernels).
   auto dispatcher_call = [](const NormCall& call, cudaStream_t stream) {
-    ch09::forward(call, stream);
+    kernels::configured::forward(call, stream);
   };
   std::uint64_t seed = 9800;
   for (Op op : kOps) {
@@ -173,7 +173,7 @@ TEST_CASE("each tensor with its own stride and alignment", "[ch09]") {
                                             .seed = seed++};
           for (const hand_case::HandCase& hc : {shifted, aligned}) {
             const hand_case::HandResult result = hand_case::run_by_hand(
-                hc, rounding_for(types.dtype), dispatcher_call, "ch09::forward");
+                hc, rounding_for(types.dtype), dispatcher_call, "kernels::configured::forward");
             INFO(name_of(op) << " " << name_of(types.dtype) << " weight "
                              << name_of(types.weight_dtype) << " cols " << hc.cols
                              << (in_place ? " in place" : "") << "\n"
@@ -196,7 +196,8 @@ TEST_CASE("every configuration of the table, run alone, on rows it holds", "[ch0
   std::set<std::string> configurations_run;
   for (DType dtype : {DType::f32, DType::bf16}) {
     for (const Shape& shape : shapes) {
-      for (const KernelEntry& kernel : ch09::sweep_entries(shape.rows, shape.cols, dtype)) {
+      for (const KernelEntry& kernel :
+           kernels::configured::sweep_entries(shape.rows, shape.cols, dtype)) {
         std::vector<Case> cases;
         Case c = default_case(kernel.op, shape.rows, shape.cols, dtype);
         c.input.seed = seed++;
@@ -214,9 +215,10 @@ TEST_CASE("every configuration of the table, run alone, on rows it holds", "[ch0
     }
   }
   // Every configuration but chapter 07's ("wide") held some shape above.
-  for (const ch09::Config& config : ch09::kConfigs) {
+  for (const kernels::configured::Config& config : kernels::configured::kConfigs) {
     INFO(config.name);
-    CHECK((config.kind == ch09::Kind::wide || configurations_run.count(config.name) == 1));
+    CHECK((config.kind == kernels::configured::Kind::wide ||
+           configurations_run.count(config.name) == 1));
   }
 }
 
@@ -231,17 +233,18 @@ TEST_CASE("a forced configuration that cannot hold the row is refused; nothing i
   call.x_stride = 576;
   call.y = y_device.data();
   call.y_stride = 576;
-  CHECK_THROWS_WITH(ch09::forward(call, nullptr, "narrow32x3"),
+  CHECK_THROWS_WITH(kernels::configured::forward(call, nullptr, "narrow32x3"),
                     Catch::Contains("'config'") && Catch::Contains("aligned"));
-  CHECK_THROWS_WITH(ch09::forward(call, nullptr, "narrow8x2_any"),
+  CHECK_THROWS_WITH(kernels::configured::forward(call, nullptr, "narrow8x2_any"),
                     Catch::Contains("'config'") && Catch::Contains("holds 16 chunks"));
-  CHECK_THROWS_WITH(ch09::forward(call, nullptr, "no_such_config"), Catch::Contains("'config'"));
+  CHECK_THROWS_WITH(kernels::configured::forward(call, nullptr, "no_such_config"),
+                    Catch::Contains("'config'"));
   NORMLAB_CHECK(cudaDeviceSynchronize());
   y_device.download(y);
   CHECK(y.is_poison(0, 0));
   CHECK(y.is_poison(3, 575));
   // The configuration for any alignment that holds the row runs it.
-  ch09::forward(call, nullptr, "narrow32x3_any");
+  kernels::configured::forward(call, nullptr, "narrow32x3_any");
   NORMLAB_CHECK(cudaDeviceSynchronize());
   y_device.download(y);
   CHECK_FALSE(y.is_poison(0, 0));

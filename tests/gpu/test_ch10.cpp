@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "ch10.cuh"
 #include "grading.hpp"
 #include "hand_case.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/kernel.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
+#include "spread.cuh"
 
 namespace {
 
@@ -207,37 +207,39 @@ TEST_CASE("every path, every option: strides, misalignment, in place, (1 + w), s
 TEST_CASE("a path that cannot take the call is refused by name; nothing is written", "[ch10]") {
   // One fp32 row a chunk wider than a cluster holds, which the whole GPU holds; then a row wider
   // than any GPU normlab knows holds (12582912 fp32 = 48 MiB).
-  const std::int64_t past_cluster = ch10::cluster_chunks(true) * 4 + 4;
+  const std::int64_t past_cluster = kernels::spread::cluster_chunks(true) * 4 + 4;
   for (const std::int64_t cols : {past_cluster, std::int64_t{12582912}}) {
     HostMatrix x(DType::f32, 1, cols), y(DType::f32, 1, cols);
     fill_random(x, {});
     const PlacedMatrix x_device(x, 0), y_device(y, 0);
-    const std::size_t scratch_bytes = ch10::scratch_bytes(1, cols, 4);
+    const std::size_t scratch_bytes = kernels::spread::scratch_bytes(1, cols, 4);
     const DeviceBuffer<unsigned char> scratch(scratch_bytes);
     NormCall call{.op = Op::rmsnorm, .rows = 1, .cols = cols};
     call.x = x_device.data();
     call.x_stride = cols;
     call.y = y_device.data();
     call.y_stride = cols;
-    const ch07::Tensors<float, float> t{.x = static_cast<const float*>(call.x),
-                                        .x_stride = cols,
-                                        .y = static_cast<float*>(call.y),
-                                        .y_stride = cols,
-                                        .rows = 1,
-                                        .cols = cols,
-                                        .eps = 1e-5f};
-    const ch10::Scratch enough{scratch.data(), scratch_bytes};
-    const ch10::Path cluster = ch10::Path::cluster, whole_gpu = ch10::Path::whole_gpu,
-                     split = ch10::Path::split;
-    CHECK_THROWS_WITH(ch10::rmsnorm(t, enough, nullptr, &cluster),
+    const kernels::Tensors<float, float> t{.x = static_cast<const float*>(call.x),
+                                           .x_stride = cols,
+                                           .y = static_cast<float*>(call.y),
+                                           .y_stride = cols,
+                                           .rows = 1,
+                                           .cols = cols,
+                                           .eps = 1e-5f};
+    const kernels::spread::Scratch enough{scratch.data(), scratch_bytes};
+    const kernels::spread::Path cluster = kernels::spread::Path::cluster,
+                                whole_gpu = kernels::spread::Path::whole_gpu,
+                                split = kernels::spread::Path::split;
+    CHECK_THROWS_WITH(kernels::spread::rmsnorm(t, enough, nullptr, &cluster),
                       Catch::Contains("'cols'") && Catch::Contains("too wide for a cluster"));
-    CHECK_THROWS_WITH(ch10::rmsnorm(t, ch10::Scratch{}, nullptr, &split),
+    CHECK_THROWS_WITH(kernels::spread::rmsnorm(t, kernels::spread::Scratch{}, nullptr, &split),
                       Catch::Contains("'scratch'") && Catch::Contains("must hold"));
     if (cols == past_cluster) {
-      CHECK_THROWS_WITH(ch10::rmsnorm(t, ch10::Scratch{scratch.data(), 16}, nullptr, &whole_gpu),
+      CHECK_THROWS_WITH(kernels::spread::rmsnorm(t, kernels::spread::Scratch{scratch.data(), 16},
+                                                 nullptr, &whole_gpu),
                         Catch::Contains("'scratch'"));
     } else {
-      CHECK_THROWS_WITH(ch10::rmsnorm(t, enough, nullptr, &whole_gpu),
+      CHECK_THROWS_WITH(kernels::spread::rmsnorm(t, enough, nullptr, &whole_gpu),
                         Catch::Contains("'cols'") && Catch::Contains("too wide for the whole GPU"));
     }
     NORMLAB_CHECK(cudaDeviceSynchronize());
@@ -245,7 +247,7 @@ TEST_CASE("a path that cannot take the call is refused by name; nothing is writt
     CHECK(y.is_poison(0, 0));
     CHECK(y.is_poison(0, cols - 1));
     // The chapter's choice takes it.
-    ch10::rmsnorm(t, enough, nullptr);
+    kernels::spread::rmsnorm(t, enough, nullptr);
     NORMLAB_CHECK(cudaDeviceSynchronize());
     y_device.download(y);
     CHECK_FALSE(y.is_poison(0, 0));
@@ -260,7 +262,7 @@ TEST_CASE("the whole-GPU entries' capabilities refuse exactly the rows their lau
   // add + RMSNorm's row is wider than an H100's SMs hold, LayerNorm's is not): a call the
   // capabilities take runs and matches the float64 reference; a call they refuse names the
   // chunks and what the GPU holds (the test above shows the launcher's own refusal).
-  const std::int64_t past_cluster = ch10::cluster_chunks(true) * 4 + 4;
+  const std::int64_t past_cluster = kernels::spread::cluster_chunks(true) * 4 + 4;
   for (Op op : kOps) {
     const KernelEntry& kernel = kernel_of(op, "_whole_gpu");
     for (const std::int64_t cols : {past_cluster, std::int64_t{9437184}, std::int64_t{12582912}}) {

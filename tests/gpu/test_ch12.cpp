@@ -206,8 +206,8 @@ const device::Moments* moments_at(const void* exchange, std::size_t offset) {
 
 // Chapter 12's pass 2 on @p call's slice with the statistics of the moments @p exchanged says.
 void slice_normalise(const NormCall& call, const ch12::Exchanged& exchanged) {
-  ch07::with_dtype_pair("known wrong", call, [&]<typename T, typename P>() {
-    const ch07::Tensors<T, P> t = ch07::tensors_of<T, P>(call);
+  kernels::with_dtype_pair("known wrong", call, [&]<typename T, typename P>() {
+    const kernels::Tensors<T, P> t = kernels::tensors_of<T, P>(call);
     switch (call.op) {
       case Op::rmsnorm:
         return ch12::launch_slice_normalise<T, P, false, false>(t, exchanged, nullptr);

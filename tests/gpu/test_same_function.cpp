@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
-#include "ch09_entries.hpp"
-#include "choose.hpp"
 #include "chunk_grid.hpp"
+#include "configs.hpp"
+#include "configured_entries.hpp"
 #include "dispatcher.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
@@ -46,7 +46,7 @@
 #include "normlab/normlab.hpp"
 #include "normlab/random.hpp"
 #include "normlab/reference.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 namespace {
 
@@ -488,8 +488,9 @@ std::vector<Kernel> kernels_for(Op op) {
                       entry.name.ends_with("_split");
     kernels.push_back({.name = entry.name, .entry = &entry, .forced = path});
   }
-  for (const ch09::Config& config : ch09::kConfigs) {
-    if (config.kind == ch09::Kind::wide) continue;  // chapter 07's launcher: its entry above
+  for (const kernels::configured::Config& config : kernels::configured::kConfigs) {
+    if (config.kind == kernels::configured::Kind::wide)
+      continue;  // chapter 07's launcher: its entry above
     if (is_layernorm(op) && !config.layernorm) continue;
     kernels.push_back({.name = std::string("ch09_") + name_of(op) + "@" + config.name,
                        .config = config.name,
@@ -506,21 +507,21 @@ std::vector<Kernel> kernels_for(Op op) {
 std::string cut_of(const NormCall& call) {
   const auto element = static_cast<std::int64_t>(size_of(call.dtype));
   const auto parameter = static_cast<std::int64_t>(size_of(call.weight_dtype));
-  bool aligned = call.cols % (ch07::kChunkBytes / element) == 0 &&
-                 ch07::rows_aligned(call.weight, 0, parameter) &&
-                 ch07::rows_aligned(call.bias, 0, parameter);
-  aligned = aligned && ch07::rows_aligned(call.x, call.x_stride, element) &&
-            ch07::rows_aligned(call.y, call.y_stride, element) &&
-            ch07::rows_aligned(call.residual, call.residual_stride, element) &&
-            ch07::rows_aligned(call.residual_out, call.residual_out_stride, element);
+  bool aligned = call.cols % (kernels::kChunkBytes / element) == 0 &&
+                 kernels::rows_aligned(call.weight, 0, parameter) &&
+                 kernels::rows_aligned(call.bias, 0, parameter);
+  aligned = aligned && kernels::rows_aligned(call.x, call.x_stride, element) &&
+            kernels::rows_aligned(call.y, call.y_stride, element) &&
+            kernels::rows_aligned(call.residual, call.residual_stride, element) &&
+            kernels::rows_aligned(call.residual_out, call.residual_out_stride, element);
   std::ostringstream cut;
   cut << (aligned ? "on" : "off") << " the 16-byte grid, "
-      << ch07::most_chunks(call.x, call.x_stride, call.cols, element)
+      << kernels::most_chunks(call.x, call.x_stride, call.cols, element)
       << " chunks a row, rows starting at elements";
   const auto x = reinterpret_cast<std::uintptr_t>(call.x);
   for (std::int64_t r = 0; r < call.rows; ++r) {
     const std::uintptr_t start = x + static_cast<std::uintptr_t>(r * call.x_stride * element);
-    cut << " " << start % ch07::kChunkBytes / static_cast<std::uintptr_t>(element);
+    cut << " " << start % kernels::kChunkBytes / static_cast<std::uintptr_t>(element);
   }
   return cut.str();
 }
@@ -572,7 +573,7 @@ Ran run_kernel(const Kernel& kernel, Placed& placed, Call& c) {
     if (kernel.entry != nullptr) {
       kernel.entry->launch(call, nullptr);
     } else if (kernel.config != nullptr) {
-      ch09::forward(call, nullptr, kernel.config);
+      kernels::configured::forward(call, nullptr, kernel.config);
     } else {
       normlab::run(call, nullptr);
     }

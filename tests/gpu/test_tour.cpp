@@ -9,7 +9,7 @@
 
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 
 TEST_CASE("the tour verifies every registered kernel and relates it to the baseline", "[tour]") {
   normlab::ProgramOptions options;

@@ -8,20 +8,20 @@
 #include <algorithm>
 #include <string>
 
-#include "backward.hpp"
-#include "dispatch.cuh"  // chapter 07's threads_for_chunks
-#include "launch.cuh"    // chapter 08's sum_columns and kernels
+#include "backward_launch.cuh"  // chapter 08's sum_columns and kernels
+#include "general_launch.cuh"   // chapter 07's threads_for_chunks
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
+#include "typed_gradients.hpp"
 
 namespace normlab::known_wrong {
 
 namespace {
 
-using ch08::Gradients;
 using device::from_float;
 using device::to_float;
+using kernels::backward::Gradients;
 
 constexpr int kThreads = 256;
 
@@ -73,7 +73,7 @@ struct AddWithoutAtomics {
 
 template <typename T, bool kCentre>
 void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
-  const Gradients<T, T> g = ch08::gradients_of<T, T>(call);
+  const Gradients<T, T> g = kernels::backward::gradients_of<T, T>(call);
   const auto rows = static_cast<unsigned int>(call.rows);
   switch (bug) {
     case BackwardBug::no_projection:
@@ -85,16 +85,16 @@ void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
              stream>>>(g);
       break;
     case BackwardBug::one_partial:  // the default kernel left its partial rows in scratch
-      ch08::sum_columns(g, g.scratch, 1, false, stream);  // dweight only
+      kernels::backward::sum_columns(g, g.scratch, 1, false, stream);  // dweight only
       break;
     case BackwardBug::racy_atomicless: {
       const unsigned int threads =
-          ch07::threads_for_chunks(call.cols / device::Vector<T>::kWidth, 2);
+          kernels::threads_for_chunks(call.cols / device::Vector<T>::kWidth, 2);
       NORMLAB_CHECK(cudaMemsetAsync(g.scratch, 0, 2 * g.cols * sizeof(float), stream));
-      ch08::backward_rows<T, T, 2, kCentre, true, AddWithoutAtomics>
+      kernels::backward::backward_rows<T, T, 2, kCentre, true, AddWithoutAtomics>
           <<<rows, threads, 0, stream>>>(g, g.scratch, 1);
       NORMLAB_CHECK_LAUNCH();
-      ch08::sum_columns(g, g.scratch, 1, kCentre, stream);
+      kernels::backward::sum_columns(g, g.scratch, 1, kCentre, stream);
       break;
     }
   }

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backward_wrong.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 
 namespace {
 

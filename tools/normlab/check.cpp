@@ -19,8 +19,8 @@
 #include "normlab/json.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/random.hpp"
+#include "normlab/registry.hpp"
 #include "normlab/runner.hpp"
-#include "registry.hpp"
 #include "usage_error.hpp"
 
 namespace normlab::tool {

@@ -13,7 +13,7 @@
 #include "normlab/command_line.hpp"
 #include "normlab/device.hpp"
 #include "normlab/op_tensors.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 #include "tuned_table.hpp"
 #include "usage_error.hpp"
 

@@ -23,7 +23,7 @@
 #include "normlab/command_line.hpp"
 #include "normlab/kernel.hpp"
 #include "normlab/program.hpp"
-#include "registry.hpp"
+#include "normlab/registry.hpp"
 #include "tune.hpp"
 #include "usage_error.hpp"
 

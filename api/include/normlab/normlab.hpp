@@ -23,6 +23,10 @@ struct Plan {
   /// How the kernel will be launched, in words: chapter 09's configuration, threads a block and
   /// blocks when it runs chapter 09's table; otherwise the kernel's summary.
   std::string launch;
+  /// The entry run() launches: where `kernel` chooses among configurations at every launch
+  /// (chapter 09's dispatcher), the one it chooses for this call, chosen here once; else `kernel`
+  /// (null: `kernel`).
+  const KernelEntry* launched = nullptr;
 };
 
 /// The dispatcher's decision for @p call on the current device: for a forward op, the fastest

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file backward.cuh
+/// @brief The backward family (taught in chapter 08). dx, dweight and dbias of RMSNorm and
+/// LayerNorm for fp32, fp16 and bf16 tensors, from the rstd (and mean) the forward saved; the
+/// parameter gradients either by atomics (fast to write, different bits on every run) or by a
+/// persistent grid of partial rows summed in a fixed order (the same bits on every run).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace normlab::kernels::backward {
+
+/// The tensors of one backward call. T: x, dy, dresidual, dx (float, __half or __nv_bfloat16);
+/// P: weight, dweight, dbias (T or float). Strides are in elements.
+template <typename T, typename P>
+struct Gradients {
+  const T* x;
+  std::int64_t x_stride;
+  const T* dy;
+  std::int64_t dy_stride;
+  const T* dresidual;  ///< null: none; otherwise added into dx (fused add + norm backward)
+  std::int64_t dresidual_stride;
+  T* dx;  ///< may be dy (in place)
+  std::int64_t dx_stride;
+  const P* weight;          ///< null: scale 1
+  bool weight_plus_one;     ///< scale by (1 + weight)
+  P* dweight;               ///< null: not computed (there is no weight)
+  P* dbias;                 ///< null: not computed (LayerNorm without bias; RMSNorm)
+  const float* saved_mean;  ///< LayerNorm: the forward's per-row mean
+  const float* saved_rstd;  ///< the forward's per-row 1 / sqrt(variance or mean square + eps)
+  float* scratch;           ///< scratch_bytes() bytes for the parameter gradients' partial sums
+  std::size_t scratch_bytes;
+  std::int64_t rows;
+  std::int64_t cols;
+};
+
+/// The widest rows: x, dy and each thread's column sums stay in registers, and LayerNorm keeps
+/// twice the column sums (dweight and dbias).
+inline constexpr std::int64_t kMaxRmsnormCols = 12288;
+inline constexpr std::int64_t kMaxLayernormCols = 8192;
+
+/// How the parameter gradients are summed over rows.
+enum class Reduction {
+  atomic,         ///< one block per row, atomicAdd into one fp32 row: run-to-run different bits
+  deterministic,  ///< a persistent grid, one fp32 partial row per block, summed in fixed order
+};
+
+/// Scratch bytes a call on rows x cols with element_bytes-wide activations needs: the fp32 rows
+/// the blocks sum into, one (RMSNorm) or two (LayerNorm: also dbias) sets of them.
+std::size_t scratch_bytes(Reduction reduction, bool centre, std::int64_t rows, std::int64_t cols);
+
+/// The launchers, for T = P = float and for T = __half or __nv_bfloat16 with P = T or float.
+///
+/// With g = dy * w (or dy * (1 + w)) and x_hat = (x - mean) * rstd (RMSNorm: mean 0):
+/// dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) (+ dresidual), rounded to T once
+/// (RMSNorm has no mean(g) term); dweight = sum over rows of dy * x_hat, dbias = sum of dy, in
+/// fp32, rounded to P once. rows = 0 writes zero gradients. Throws std::invalid_argument naming
+/// the argument before anything is launched when an argument cannot work.
+template <typename T, typename P>
+void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
+template <typename T, typename P>
+void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
+
+}  // namespace normlab::kernels::backward

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file row_io.cuh
+/// @brief Row I/O (taught in chapter 07): one row of each tensor of a call (Tensors, general.cuh)
+/// cut into chunks on the 16-byte grid of memory (peeling a misaligned head), and the parameters
+/// of a chunk in fp32. Every forward and backward family includes it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "general.cuh"
+#include "normlab/device/vector.cuh"
+
+namespace normlab::kernels {
+
+using device::from_float;
+using device::from_floats;
+using device::kVectorBytes;
+using device::load_chunk;
+using device::store_chunk;
+using device::to_float;
+using device::to_floats;
+using device::Vector;
+
+// kWidth weights or biases from element first on, as fp32: one vector when P is the
+// activation type, two when fp32 parameters go with a 16-bit tensor.
+template <bool kAligned, int kWidth, typename P>
+__device__ void load_parameters(const P* parameters, std::int64_t first, std::int64_t cols,
+                                bool aligned, float (&out)[kWidth]) {
+  constexpr int kPerVector = Vector<P>::kWidth;
+#pragma unroll
+  for (int i = 0; i < kWidth; i += kPerVector) {
+    float part[kPerVector];
+    to_floats(load_chunk<kAligned>(parameters, first + i, cols, aligned), part);
+#pragma unroll
+    for (int j = 0; j < kPerVector; ++j)
+      out[i + j] = part[j];
+  }
+}
+// The first element of chunk c: chunks start on the 16-byte grid, lead elements before the row.
+__device__ inline std::int64_t chunk_start(std::int64_t c, int width, int lead) {
+  return c * width - lead;
+}
+
+__device__ inline bool in_row(std::int64_t col, std::int64_t cols) {
+  return col >= 0 && col < cols;
+}
+
+// [peel]
+// Whether the chunks of a row start on 16-byte boundaries. Chunk c starts at element
+// c * width - lead, and width * sizeof(T) is a multiple of 16, so it holds for every chunk
+// when it holds for element -lead.
+template <typename T>
+__device__ inline bool chunks_aligned(const T* row, int lead) {
+  return (reinterpret_cast<std::uintptr_t>(row) - lead * sizeof(T)) % kVectorBytes == 0;
+}
+
+// One row of every tensor, cut into chunks on the 16-byte grid of x's row: chunk c holds
+// elements [c * width - lead, (c + 1) * width - lead).
+template <typename T, typename P, bool kAligned>
+struct Row {
+  const T* x;
+  const T* residual;
+  T* y;
+  T* residual_out;
+  int lead;             // elements of the first chunk that lie before the row
+  std::int64_t chunks;  // chunks holding at least one element of the row
+  bool residual_aligned, y_aligned, residual_out_aligned, weight_aligned, bias_aligned;
+};
+
+template <bool kAligned, typename T, typename P>
+__device__ Row<T, P, kAligned> row_of(const Tensors<T, P>& t, std::int64_t r) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  Row<T, P, kAligned> row{};
+  row.x = t.x + r * t.x_stride;
+  row.y = t.y + r * t.y_stride;
+  if (t.residual != nullptr) {
+    row.residual = t.residual + r * t.residual_stride;
+    row.residual_out = t.residual_out + r * t.residual_out_stride;
+  }
+  if (!kAligned) {
+    row.lead = static_cast<int>(reinterpret_cast<std::uintptr_t>(row.x) % kVectorBytes / sizeof(T));
+  }
+  row.chunks = (row.lead + t.cols + kWidth - 1) / kWidth;
+  row.y_aligned = kAligned || chunks_aligned(row.y, row.lead);
+  row.weight_aligned = kAligned || chunks_aligned(t.weight, row.lead);
+  row.bias_aligned = kAligned || chunks_aligned(t.bias, row.lead);
+  row.residual_aligned = kAligned || chunks_aligned(row.residual, row.lead);
+  row.residual_out_aligned = kAligned || chunks_aligned(row.residual_out, row.lead);
+  return row;
+}
+// [peel]
+
+}  // namespace normlab::kernels

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file typed_call.hpp
+/// @brief From a registry call (NormCall, type-erased) to the general launcher's typed Tensors:
+/// shared by every family whose launchers take them; the dtype pairing also by the backward's.
+#pragma once
+
+#include <string>
+
+#include "general.cuh"
+#include "normlab/check.hpp"
+#include "normlab/kernel.hpp"
+
+namespace normlab::kernels {
+
+template <typename T, typename P>
+Tensors<T, P> tensors_of(const NormCall& call) {
+  return {.x = static_cast<const T*>(call.x),
+          .x_stride = call.x_stride,
+          .residual = static_cast<const T*>(call.residual),
+          .residual_stride = call.residual_stride,
+          .y = static_cast<T*>(call.y),
+          .y_stride = call.y_stride,
+          .residual_out = static_cast<T*>(call.residual_out),
+          .residual_out_stride = call.residual_out_stride,
+          .weight = static_cast<const P*>(call.weight),
+          .bias = static_cast<const P*>(call.bias),
+          .weight_plus_one = call.weight_plus_one,
+          .mean = call.mean,
+          .rstd = call.rstd,
+          .rows = call.rows,
+          .cols = call.cols,
+          .eps = call.eps};
+}
+
+/// What chapter 07's launchers take, and so every kernel built on its tensor I/O and arithmetic
+/// (chapters 09 and 10): fp32, fp16 and bf16 tensors with parameters in their dtype or fp32;
+/// weight and bias optional; (1 + w); any stride and element alignment; in place; mean and
+/// rstd written. Any width and any number of rows unless a chapter narrows it.
+inline Capabilities every_tensor() {
+  return {.dtypes = {DType::f32, DType::f16, DType::bf16},
+          .fp32_parameters = true,
+          .optional_parameters = true,
+          .weight_plus_one = true,
+          .in_place = true,
+          .writes_statistics = true};
+}
+
+/// Checks that @p call's parameters are in its dtype or fp32, then calls
+/// @p visit.template operator()<T, P>() with the pairing's element types (T the activations',
+/// P the parameters'). Shared by every launcher that maps a NormCall to typed tensors.
+template <typename Visit>
+void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
+  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
+                 "weight_dtype", [&] {
+                   return std::string("must be the input dtype or fp32 (got ") +
+                          name_of(call.weight_dtype) + " with " + name_of(call.dtype) + " inputs)";
+                 });
+  const bool fp32_parameters = call.weight_dtype == DType::f32;
+  switch (call.dtype) {
+    case DType::f32:
+      return visit.template operator()<float, float>();
+    case DType::f16:
+      return fp32_parameters ? visit.template operator()<__half, float>()
+                             : visit.template operator()<__half, __half>();
+    case DType::bf16:
+      return fp32_parameters ? visit.template operator()<__nv_bfloat16, float>()
+                             : visit.template operator()<__nv_bfloat16, __nv_bfloat16>();
+  }
+}
+
+/// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
+/// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
+template <typename Launch>
+void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
+  check_argument(is_forward_norm(call.op), fn, "op", [&] {
+    return std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
+           name_of(call.op) + ")";
+  });
+  with_dtype_pair(fn, call, [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
+}
+
+}  // namespace normlab::kernels

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file typed_gradients.hpp
+/// @brief The backward family's bridge from a type-erased call (NormCall) to the typed tensors of
+/// its launchers (Gradients, backward.cuh): used by the registry entries and by the known-wrong
+/// tests.
+#pragma once
+
+#include "backward.cuh"
+#include "normlab/kernel.hpp"
+
+namespace normlab::kernels::backward {
+
+/// The tensors of @p call as chapter 08's launchers take them: activations in T, parameters in P.
+template <typename T, typename P>
+Gradients<T, P> gradients_of(const NormCall& call) {
+  return {.x = static_cast<const T*>(call.x),
+          .x_stride = call.x_stride,
+          .dy = static_cast<const T*>(call.dy),
+          .dy_stride = call.dy_stride,
+          .dresidual = static_cast<const T*>(call.dresidual),
+          .dresidual_stride = call.dresidual_stride,
+          .dx = static_cast<T*>(call.dx),
+          .dx_stride = call.dx_stride,
+          .weight = static_cast<const P*>(call.weight),
+          .weight_plus_one = call.weight_plus_one,
+          .dweight = static_cast<P*>(call.dweight),
+          .dbias = static_cast<P*>(call.dbias),
+          .saved_mean = call.saved_mean,
+          .saved_rstd = call.saved_rstd,
+          .scratch = static_cast<float*>(call.scratch),
+          .scratch_bytes = call.scratch_bytes,
+          .rows = call.rows,
+          .cols = call.cols};
+}
+
+/// Runs @p call (op rmsnorm_backward or layernorm_backward) with @p reduction on @p stream through
+/// the typed launcher of its op and dtypes (backward.cuh): activations in call.dtype, parameters
+/// and their gradients in call.dtype or fp32. Throws std::invalid_argument naming the argument
+/// before anything is launched when an argument cannot work.
+void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
+
+}  // namespace normlab::kernels::backward

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file validate_tensors.hpp
+/// @brief The argument checks of every launcher that takes the general launcher's Tensors:
+/// nothing is launched when one fails.
+#pragma once
+
+#include "general.cuh"
+#include "normlab/arguments.hpp"
+
+namespace normlab::kernels {
+
+// [validate]
+// The checks of every launcher, before anything is launched: a shape, eps, and each tensor
+// the op reads or writes non-null (when rows > 0), with a stride of at least cols and aligned
+// to its element; the parameters aligned to theirs.
+template <typename T, typename P>
+inline void validate(const char* fn, const Tensors<T, P>& t, bool add) {
+  validate_shape(fn, t.rows, t.cols);
+  validate_eps(fn, t.eps);
+  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
+    validate_tensor(fn, name, data, t.rows, t.cols, stride);
+    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
+  };
+  tensor("x", t.x, t.x_stride);
+  tensor("y", t.y, t.y_stride);
+  if (add) {
+    tensor("residual", t.residual, t.residual_stride);
+    tensor("residual_out", t.residual_out, t.residual_out_stride);
+  }
+  validate_alignment(fn, "weight", t.weight, 0, sizeof(P), sizeof(P));
+  validate_alignment(fn, "bias", t.bias, 0, sizeof(P), sizeof(P));
+}
+// [validate]
+
+}  // namespace normlab::kernels
