@@ -96,6 +96,8 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
 
+// [rounding]
+
 // A chunk's weight (1 without one) and bias (0 without one) in fp32, loaded ahead of its
 // normalisation (chapter 09's held configurations).
 template <int kWidth>
@@ -140,7 +142,6 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
   }
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
-// [rounding]
 
 // A row's statistics from its mean (0 for RMSNorm) and the row's total of squared deviations
 // from it: rstd = 1 / sqrt(squares / cols + eps).
