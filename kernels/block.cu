@@ -25,26 +25,6 @@ using device::Vector;
 namespace {
 
 // [block]
-// Few rows (decode): the parameters asked of L2 before the reduction. A row's statistics wait
-// on its loads and a block reduction, and normalise_and_store then loads the weight (and bias):
-// on a cold L2 a second trip to DRAM, after the first, on the one path a decode step waits
-// for. Prefetched here, while x is still on its way, they come from L2 instead; no register
-// holds them, so the blocks an SM do not change. Many rows find them in L2 anyway (every row
-// reads the same parameters), so only calls of at most kFewRows rows ask.
-template <typename T, typename P, int kVectors, bool kAligned>
-__device__ void prefetch_parameters(const Tensors<T, P>& t, const Row<T, P, kAligned>& row) {
-  constexpr int kWidth = Vector<T>::kWidth;
-  const Slice slice = block_slice();
-#pragma unroll
-  for (int v = 0; v < kVectors; ++v) {
-    const std::int64_t start = chunk_start(slice.chunk(v), kWidth, row.lead);
-    const std::int64_t first = start < 0 ? 0 : start;  // a misaligned row's first chunk
-    if (first >= t.cols) continue;
-    if (t.weight != nullptr) device::prefetch_l2(t.weight + first);
-    if (t.bias != nullptr) device::prefetch_l2(t.bias + first);
-  }
-}
-
 // Chapter 07's row in registers (norm_row_in_registers), under this configuration's cap.
 // kBalanced (LayerNorm, every thread holding kVectors whole chunks; launch_block says which
 // configurations take it): the statistics in one reduction (balanced.cuh) instead of chapter
@@ -57,7 +37,9 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_block(const Tens
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
     norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst, kHeld>(
         t, r, [&](const Vector<T>(&h)[kVectors], const Row<T, P, kAligned>& row) {
-          if (!kHeld && few) prefetch_parameters<T, P, kVectors>(t, row);
+          // Few rows (decode): the parameters from L2 rather than DRAM (prefetch_parameters).
+          // Many rows find them in L2 anyway: every row reads the same parameters.
+          if (!kHeld && few) prefetch_parameters<T, P, kVectors>(t, row, block_slice());
           if constexpr (kBalanced) {
             return block_balanced_statistics(h, t.cols, t.eps);
           } else {

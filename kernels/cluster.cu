@@ -189,6 +189,18 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
     __pipeline_commit();
   };
   // [cluster_rows]
+  const std::int64_t clusters = gridDim.x / blocks;
+  const std::int64_t first_row = blockIdx.x / blocks;
+  // The first rows' copies and the parameters (prefetch_parameters) go out before the cluster
+  // barrier that sets up the exchange: they touch only this block's shared memory and L2, and
+  // the barrier's wait then overlaps their trip to DRAM instead of coming before it.
+  if constexpr (kCopyAsync) {
+    for (int ahead = 0; ahead < kAhead; ++ahead)
+      copy_row(first_row + ahead * clusters, ahead);
+  }
+  if (first_row < t.rows) {
+    prefetch_parameters<T, P, kVectors>(t, row_of<kAligned>(t, first_row), slice);
+  }
   ClusterSum sum(cluster, inboxes);
   // A row whose sum of squares is on its way: its stage, its mean, and its exchange.
   struct Pending {
@@ -207,12 +219,6 @@ __global__ void __launch_bounds__(most_cluster_threads(kAligned), kClusterLeastB
                           same_bits<Vector<T>>(at(p.b, 0, v)));
     }
   };
-  const std::int64_t clusters = gridDim.x / blocks;
-  const std::int64_t first_row = blockIdx.x / blocks;
-  if constexpr (kCopyAsync) {
-    for (int ahead = 0; ahead < kAhead; ++ahead)
-      copy_row(first_row + ahead * clusters, ahead);
-  }
   Pending last{-1, 0, 0.0f, {}};
   int b = 0;  // the stage row r is in
   for (std::int64_t r = first_row; r < t.rows; r += clusters) {

@@ -172,6 +172,24 @@ __device__ inline Slice block_slice() {
   return {static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x)};
 }
 
+// The weight (and bias) of this thread's chunks of @p row asked of L2, no register held. A row's
+// statistics wait on its loads and a reduction, and normalise_and_store then loads the
+// parameters: on a cold L2 a second trip to DRAM, after the first, on the one path a call of few
+// rows waits for. Asked while x is still on its way, they come from L2 instead.
+template <typename T, typename P, int kVectors, bool kAligned>
+__device__ void prefetch_parameters(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                    Slice slice) {
+  constexpr int kWidth = Vector<T>::kWidth;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const std::int64_t start = chunk_start(slice.chunk(v), kWidth, row.lead);
+    const std::int64_t first = start < 0 ? 0 : start;  // a misaligned row's first chunk
+    if (first >= t.cols) continue;
+    if (t.weight != nullptr) device::prefetch_l2(t.weight + first);
+    if (t.bias != nullptr) device::prefetch_l2(t.bias + first);
+  }
+}
+
 // The statistics of row r, written once: by the thread holding the row's first chunk.
 template <typename T, typename P>
 __device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statistics s, bool centre,
