@@ -14,9 +14,11 @@
 #include <string>
 
 #include "configs.hpp"
+#include "configured_entries.hpp"
 #include "configured_launch.cuh"
 #include "general_launch.cuh"
 #include "normlab/check.hpp"
+#include "typed_call.hpp"
 #include "validate_tensors.hpp"
 
 namespace normlab::kernels::configured {
@@ -41,6 +43,15 @@ Problem problem_of(const Tensors<T, P>& t, bool add, bool centre) {
 }
 // [problem]
 
+// @p t without the fields the op does not read: the residual's (plain norms) and the bias
+// (RMSNorm).
+template <bool kCentre, bool kAdd, typename T, typename P>
+Tensors<T, P> used_by_op(Tensors<T, P> t) {
+  if (!kAdd) t.residual = t.residual_out = nullptr;
+  if (!kCentre) t.bias = nullptr;
+  return t;
+}
+
 // Validates, clears the fields the op does not use, chooses (or takes the forced
 // configuration) and launches.
 template <bool kCentre, bool kAdd, typename T, typename P>
@@ -52,9 +63,7 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
     check_argument(forced >= 0, fn, "config", std::string("no configuration named ") + config);
   }
   if (t.rows == 0) return;
-  Tensors<T, P> used = t;
-  if (!kAdd) used.residual = used.residual_out = nullptr;
-  if (!kCentre) used.bias = nullptr;
+  const Tensors<T, P> used = used_by_op<kCentre, kAdd>(t);
   const Problem p = problem_of(used, kAdd, kCentre);
   const Choice choice = forced >= 0 ? configure(forced, p) : choose(p);
   check_argument(choice.why.rfind("refused:", 0) != 0, fn, "config", choice.why);
@@ -72,7 +81,42 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
   }
 }
 
+// configured_launcher() for one op and pairing: configuration @p config sized for @p t once, and
+// a launch of it that takes each call's tensors as they come.
+template <bool kCentre, bool kAdd, typename T, typename P>
+Launcher launcher_for(const Tensors<T, P>& t, int config) {
+  const Tensors<T, P> used = used_by_op<kCentre, kAdd>(t);
+  const Choice choice = configure(config, problem_of(used, kAdd, kCentre));
+  const Kind kind = kConfigs[choice.config].kind;
+  if (!choice.why.empty() || used.rows == 0 || kind == Kind::wide) return {};
+  return [choice, kind](const NormCall& call, cudaStream_t stream) {
+    const Tensors<T, P> now = used_by_op<kCentre, kAdd>(tensors_of<T, P>(call));
+    if (kind == Kind::narrow) return launch_narrow<T, P, kCentre, kAdd>(now, choice, stream);
+    launch_block<T, P, kCentre, kAdd>(now, choice, stream);
+  };
+}
+
 }  // namespace
+
+Launcher configured_launcher(const NormCall& call, int config) {
+  Launcher launcher;
+  with_typed_tensors("kernels::configured::configured_launcher", call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        launcher = launcher_for<false, false>(t, config);
+        break;
+      case Op::layernorm:
+        launcher = launcher_for<true, false>(t, config);
+        break;
+      case Op::add_rmsnorm:
+        launcher = launcher_for<false, true>(t, config);
+        break;
+      default:
+        launcher = launcher_for<true, true>(t, config);
+    }
+  });
+  return launcher;
+}
 
 template <typename T, typename P>
 void rmsnorm(const Tensors<T, P>& t, cudaStream_t stream, const char* config) {

@@ -20,6 +20,13 @@ namespace normlab::kernels::configured {
 /// @p config null: the dispatcher's choice, else that configuration's name.
 void forward(const NormCall& call, cudaStream_t stream, const char* config = nullptr);
 
+/// The launch of configuration kConfigs[@p config] for calls of @p call's layout (op, dtypes,
+/// shape, strides and alignment), sized once here as forward(call, stream, name) sizes it at
+/// every launch; it neither checks a call nor chooses again. Empty where forward would refuse the
+/// call or run it through chapter 07's launcher. For a caller that has checked the call and keeps
+/// the launcher with its plan for that layout (normlab::run).
+Launcher configured_launcher(const NormCall& call, int config);
+
 /// One entry `ch09_<op>@<config>` per op and configuration of kConfigs (chapter 07's launcher,
 /// `wide`, has its own entries), each forcing its configuration: chapter 07's capabilities, 16-byte
 /// alignment for the aligned configurations and the widest row each holds. Whether a given row

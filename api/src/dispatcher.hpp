@@ -65,6 +65,10 @@ std::shared_ptr<const Plan> planned(const NormCall& call);
 /// planned() for a launch: between the checks and the plan, a std::runtime_error saying so when
 /// no usable GPU or driver is present.
 std::shared_ptr<const Plan> planned_for_launch(const NormCall& call);
+/// Launches @p call by @p kept, the plan planned_for_launch(@p call) returned for it (so its
+/// prepared launch, sized for the call's own layout, may skip the entry's checks); the scratch
+/// checked as run() checks it.
+void run_kept(const NormCall& call, const Plan& kept, cudaStream_t stream);
 
 /// The plan for the case @p c over the registry and the tuned @p table (normlab check and
 /// explain).

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "candidates.hpp"
+#include "configured_entries.hpp"
 #include "dispatcher.hpp"
 #include "normlab/check.hpp"
 #include "normlab/registry.hpp"
@@ -41,10 +43,18 @@ void require_gpu() {
   if (!missing.empty()) throw std::runtime_error(missing);
 }
 
+// The plan for @p call on the current device, and for a chapter 09 configuration its launch
+// sized once (Plan::prepared).
 std::shared_ptr<const Plan> kept_plan(const NormCall& call) {
   const int device = dispatch::current_device();
   return kept_plans().find_or_plan(call, device, [device](const NormCall& c) {
-    return dispatch::plan(c, 0, kernel_registry(), dispatch::tuned_table_of_device(device));
+    Plan made = dispatch::plan(c, 0, kernel_registry(), dispatch::tuned_table_of_device(device));
+    const KernelEntry& launched = made.launched != nullptr ? *made.launched : *made.kernel;
+    const dispatch::Candidate* candidate = dispatch::candidate_named(launched.name);
+    if (candidate != nullptr && candidate->config_index >= 0) {
+      made.prepared = kernels::configured::configured_launcher(c, candidate->config_index);
+    }
+    return made;
   });
 }
 
@@ -57,6 +67,20 @@ void check_scratch(const NormCall& call, const Plan& plan) {
                  "is " + std::to_string(call.scratch_bytes) + needed);
   check_argument(reinterpret_cast<std::uintptr_t>(call.scratch) % kScratchAlignment == 0,
                  "normlab::run", "scratch", "must be 256-byte aligned");
+}
+
+// Launches @p call by @p launcher, @p chosen's entry or its prepared launch, after checking the
+// scratch and the GPU; a launch error is thrown naming the entry.
+void launch(const NormCall& call, const Plan& chosen, const Launcher& launcher,
+            cudaStream_t stream) {
+  check_scratch(call, chosen);
+  require_gpu();
+  launcher(call, stream);
+  if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) {
+    const KernelEntry& launched = chosen.launched != nullptr ? *chosen.launched : *chosen.kernel;
+    throw std::runtime_error("normlab::run: " + launched.name + " failed to launch: " +
+                             cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+  }
 }
 
 }  // namespace
@@ -88,19 +112,22 @@ Plan plan(const NormCall& call, int compute_capability) {
 }
 
 void run(const NormCall& call, cudaStream_t stream) {
-  run(call, *dispatch::planned_for_launch(call), stream);
+  dispatch::run_kept(call, *dispatch::planned_for_launch(call), stream);
 }
 
 void run(const NormCall& call, const Plan& chosen, cudaStream_t stream) {
   check_argument(chosen.kernel != nullptr, "normlab::run", "planned", "holds no kernel");
-  check_scratch(call, chosen);
-  require_gpu();
-  const KernelEntry& launched = chosen.launched != nullptr ? *chosen.launched : *chosen.kernel;
-  launched.launch(call, stream);
-  if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) {
-    throw std::runtime_error("normlab::run: " + launched.name + " failed to launch: " +
-                             cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-  }
+  launch(call, chosen, chosen.launched != nullptr ? chosen.launched->launch : chosen.kernel->launch,
+         stream);
 }
+
+namespace dispatch {
+
+void run_kept(const NormCall& call, const Plan& kept, cudaStream_t stream) {
+  if (kept.prepared) return launch(call, kept, kept.prepared, stream);
+  run(call, kept, stream);
+}
+
+}  // namespace dispatch
 
 }  // namespace normlab

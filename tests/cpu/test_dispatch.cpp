@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "configs.hpp"
+#include "configured_entries.hpp"
 #include "dispatcher.hpp"
 #include "normlab/normlab.hpp"
 #include "normlab/op_tensors.hpp"
@@ -156,6 +158,24 @@ TEST_CASE("a plan of chapter 09's dispatcher launches the configuration chosen w
     const normlab::Plan other = decided(call);
     CHECK(other.launched == other.kernel);
   }
+}
+
+TEST_CASE("kept plans of a chapter 09 configuration carry its launch, sized once", "[dispatch]") {
+  // run() launches a kept plan of a configuration without checking and sizing the call again;
+  // a plan that runs chapter 07's or chapter 10's kernel launches its entry.
+  const NormCall narrow = full_call(Op::rmsnorm, 8192, 768);
+  REQUIRE(dispatch::planned(narrow)->launched->name.find('@') != std::string::npos);
+  CHECK(dispatch::planned(narrow)->prepared);
+  for (const NormCall& call :
+       {full_call(Op::layernorm, 8192, 1025), full_call(Op::rmsnorm, 1, 65536)}) {
+    CHECK_FALSE(dispatch::planned(call)->prepared);
+  }
+  // A configuration whose table refuses the call (block1 holds a vector a thread, up to 1024
+  // threads) is never prepared: its entry's launch refuses it by name.
+  const int block1 = normlab::kernels::configured::index_of("block1");
+  CHECK(normlab::kernels::configured::configured_launcher(full_call(Op::rmsnorm, 4, 4096), block1));
+  CHECK_FALSE(
+      normlab::kernels::configured::configured_launcher(full_call(Op::rmsnorm, 4, 65536), block1));
 }
 
 TEST_CASE("few rows (<= 64) of wide rows go to chapter 09's block, more to its capped blocks",
@@ -675,14 +695,21 @@ TEST_CASE("threads share the cache, each call given its own layout's plan", "[pl
 TEST_CASE("kept plans are the dispatcher's: a call unlike the last is planned afresh",
           "[plan_cache]") {
   // Chapter 09's block kernels need whole 16-byte chunks; x two bytes off the grid goes to
-  // chapter 07. Planned one after the other, neither may be handed the other's plan.
+  // chapter 07. Planned one after the other, neither may be handed the other's plan. The
+  // dispatcher plans for the current device: by its tuned table where it has one, else (no GPU
+  // here) by the rules.
   const NormCall aligned = full_call(Op::rmsnorm, 4096, 4096);
   NormCall misaligned = aligned;
   shift(misaligned, Tensor::x, 2);
+  const auto afresh = [](const NormCall& call) {
+    return dispatch::plan(call, 0, normlab::kernel_registry(),
+                          dispatch::tuned_table_of_current_device());
+  };
   for (int round = 0; round < 2; ++round) {
-    CHECK(normlab::plan(aligned).kernel->name == kernel_for(aligned));
-    CHECK(normlab::plan(misaligned).kernel->name == kernel_for(misaligned));
+    CHECK(normlab::plan(aligned).why == afresh(aligned).why);
+    CHECK(normlab::plan(misaligned).why == afresh(misaligned).why);
   }
+  CHECK(afresh(aligned).why != afresh(misaligned).why);
   CHECK(kernel_for(aligned) != kernel_for(misaligned));
   CHECK(dispatch::planned(aligned) == dispatch::planned(moved(aligned, 4096)));
 }

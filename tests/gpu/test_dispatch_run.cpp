@@ -147,6 +147,24 @@ TEST_CASE("run() with this GPU's tuned table matches float64 on every layout", "
   if (table != nullptr) CHECK(tuned > 0);
 }
 
+TEST_CASE("a kept plan's launch, sized once, runs every call of its layout", "[dispatch]") {
+  // Two workspaces of one layout are alive at once, so the second and third calls find the plan
+  // kept for the first with other tensors: each must match float64.
+  for (const Case& c : {default_case(Op::rmsnorm, 8192, 768, DType::bf16),
+                        default_case(Op::layernorm, 3, 4096, DType::bf16),
+                        with(default_case(Op::add_rmsnorm, 300, 1000, DType::f16), 1, 0, true),
+                        default_case(Op::add_layernorm, 64, 2048, DType::f32)}) {
+    INFO(c.describe());
+    Workspace first(c);
+    Workspace second(c);
+    for (Workspace* w : {&first, &second, &first}) {
+      const CaseResult result = w->verify(through_run(c));
+      INFO(result.describe());
+      CHECK(result.passed());
+    }
+  }
+}
+
 TEST_CASE("a call run() refuses launches nothing", "[dispatch]") {
   constexpr std::int64_t kRows = 300, kCols = 1000;
   const std::size_t matrix = kRows * kCols * sizeof(float);

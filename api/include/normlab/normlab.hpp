@@ -27,6 +27,11 @@ struct Plan {
   /// (chapter 09's dispatcher), the one it chooses for this call, chosen here once; else `kernel`
   /// (null: `kernel`).
   const KernelEntry* launched = nullptr;
+  /// The launch of `launched` sized for this plan's layout once, where the entry would check
+  /// the call and size it again at every launch (chapter 09's configurations); empty for the
+  /// entry's own launch. Only run(call, stream) uses it, with the plan it keeps for the call's
+  /// own layout; run(call, plan, stream) launches through the entry, which checks the call.
+  Launcher prepared;
 };
 
 /// The dispatcher's decision for @p call on the current device: for a forward op, the fastest
@@ -37,16 +42,16 @@ struct Plan {
 /// their alignment takes the kept plan (the checks below still run on every call). Throws
 /// std::invalid_argument
 /// naming the argument when the call is malformed (a null tensor, a stride below cols, a
-/// misaligned pointer, eps negative or not finite, ...) or when no kernel can run it (the message then
-/// says what each candidate refused). Fields the op does not read are ignored. An output may
+/// misaligned pointer, eps negative or not finite, ...) or when no kernel can run it (the message
+/// then says what each candidate refused). Fields the op does not read are ignored. An output may
 /// lie exactly over its input (y over x; residual_out over residual; dx over dy) with the same
 /// stride; other overlaps between tensors are not detected.
 Plan plan(const NormCall& call);
 
 /// plan() for a GPU of compute capability @p compute_capability (90 for sm_90; 0 for the
 /// current device's, asked only of a kernel that declares a minimum), by the decision table's
-/// rules alone (a tuned table belongs to one GPU, not to a compute capability). Pointers are read as
-/// addresses, never dereferenced, and no GPU is needed, except for a scratch sized by the GPU
+/// rules alone (a tuned table belongs to one GPU, not to a compute capability). Pointers are read
+/// as addresses, never dereferenced, and no GPU is needed, except for a scratch sized by the GPU
 /// (chapter 08's deterministic backward: by its SM count).
 Plan plan(const NormCall& call, int compute_capability);
 

@@ -178,7 +178,7 @@ int normlab_run(const normlab_call* call, void* cuda_stream, char* error, size_t
                error, error_len);
       return NORMLAB_SCRATCH_SHORT;
     }
-    normlab::run(norm_call, *planned, static_cast<cudaStream_t>(cuda_stream));
+    normlab::dispatch::run_kept(norm_call, *planned, static_cast<cudaStream_t>(cuda_stream));
     return NORMLAB_OK;
   });
 }
