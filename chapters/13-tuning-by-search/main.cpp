@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
   const Op op = options.op.value_or(Op::rmsnorm);
   options.op = op;
   print_space(op, options);
+  std::fflush(stdout);  // the space before the line that says a GPU is missing
   if (report_missing_gpu(kProgram)) return kNoGpuExitCode;
   try {
     const std::vector<KernelEntry> kernels = kernels_to_time(op, options);
