@@ -1071,8 +1071,8 @@ def ch12_across_gpus():
 REPO = Path(__file__).resolve().parent.parent
 # Chapter 13's figure reads the code and the committed table, not typed numbers: chapter 09's
 # configurations (kernels/configs.hpp) and the H200's tuned table (kernels/tuned/).
-CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide), (\d+), (\d+), (\w+), (\d+), (true|false), '
-                         r'(true|false), "(\w+)"(?:, (true|false))?')
+CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide), (\d+), (\d+), (\w+), \d+, (?:true|false), '
+                         r'(?:true|false), "(\w+)"')
 CH13_OP, CH13_DTYPE, CH13_CHUNK_ELEMENTS = "rmsnorm", "bf16", 8
 CH13_COLS = 4096                 # the width whose space the top panel prunes
 CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
@@ -1085,14 +1085,14 @@ def kernel_configs():
     text = (REPO / "kernels" / "configs.hpp").read_text()
     threads = {"kNarrowThreads": 256}
     found = []
-    for kind, lanes, vectors, max_threads, _, _, _, name, _ in CONFIG_LINE.findall(text):
+    for kind, lanes, vectors, max_threads, name in CONFIG_LINE.findall(text):
         holders = int(lanes) if kind == "narrow" else threads.get(max_threads) or int(max_threads)
         found.append((name, kind, 0 if kind == "wide" else holders * int(vectors)))
     return found
 
 
 def tuned_points(op, dtype):
-    """The committed table's (rows, cols, fastest key, its ms) for one op and dtype, and its name."""
+    """The committed table's (rows, cols, fastest candidate) for one op and dtype, and its name."""
     path = sorted((REPO / "kernels" / "tuned").glob("*.tsv"))[0]
     points = []
     for line in path.read_text().splitlines():
@@ -1100,8 +1100,7 @@ def tuned_points(op, dtype):
             continue
         fields = line.split("\t")
         if fields[0] == op and fields[1] == dtype:
-            key, ms = fields[4].split(" ")[0].split("=")
-            points.append((int(fields[2]), int(fields[3]), key, float(ms)))
+            points.append((int(fields[2]), int(fields[3]), fields[4].split(" ")[0].split("=")[0]))
     return points, path.name
 
 
@@ -1109,7 +1108,7 @@ def nearest(points, rows, cols):
     """The grid point the chooser takes first (api/src/tuned_table.cpp's nearest_pick): within an
     octave of columns, the least column octaves plus a quarter of the row octaves."""
     near = [(abs(math.log2(c / cols)) + abs(math.log2(r / rows)) / 4, (r, c))
-            for r, c, _, _ in points if abs(math.log2(c / cols)) <= 1]
+            for r, c, _ in points if abs(math.log2(c / cols)) <= 1]
     return min(near)[1]
 
 
@@ -1156,8 +1155,8 @@ def ch13_space_panel(fig, top):
 def ch13_table_panel(fig, top):
     points, table = tuned_points(CH13_OP, CH13_DTYPE)
     heading(fig, top, f"The table: the fastest family at each grid point, bf16 RMSNorm ({table})")
-    widths = sorted({c for _, c, _, _ in points})
-    row_counts = sorted({r for r, _, _, _ in points if r <= 256})
+    widths = sorted({c for _, c, _ in points})
+    row_counts = sorted({r for r, _, _ in points if r <= 256})
     x0, y0, cell_w, cell_h = 90, top + 20, 22, 20
     levels = row_counts + ["many"]
     for j, level in enumerate(levels):
@@ -1167,7 +1166,7 @@ def ch13_table_panel(fig, top):
         fig.text(x0 + i * cell_w + cell_w / 2, y0 + len(levels) * cell_h + 10,
                  f"{cols // 1024}k" if cols >= 1024 and cols % 1024 == 0 else str(cols), size=7,
                  anchor="middle", fill="#555")
-        column = sorted((r, key) for r, c, key, _ in points if c == cols)
+        column = sorted((r, key) for r, c, key in points if c == cols)
         for j, (rows, key) in enumerate(column):
             family = key.split("/")[0]
             fig.rect(x0 + i * cell_w, y0 + j * cell_h, cell_w, cell_h,
@@ -1187,7 +1186,7 @@ def ch13_table_panel(fig, top):
     fig.line(call_x, call_y, x0 + (widths.index(near_cols) + 0.5) * cell_w,
              y0 + (row_counts.index(near_rows) + 0.5) * cell_h, stroke=BARRIER, width=1.5,
              arrow=True)
-    key = next(k for r, c, k, _ in points if (r, c) == (near_rows, near_cols))
+    key = next(k for r, c, k in points if (r, c) == (near_rows, near_cols))
     note_y = y0 + len(levels) * cell_h + 44
     fig.text(20, note_y, f"A call of {rows} x {cols} is off the grid: the chooser takes the "
              f"nearest point within an octave of columns,", size=11)

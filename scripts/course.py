@@ -86,7 +86,8 @@ def problems_in(root):
                 problems.append(f"exercise {e['number']}: no {path}")
         if e.get("grader") == "cpu":
             if "speed_threshold" in e:
-                problems.append(f"exercise {e['number']}: a CPU grader's exercise has no speed_threshold")
+                problems.append(f"exercise {e['number']}: a CPU grader's exercise has no "
+                                "speed_threshold")
         elif e.get("grader", "gpu") != "gpu":
             problems.append(f"exercise {e['number']}: grader is 'gpu' (the default) or 'cpu'")
         elif not 0 < e.get("speed_threshold", 0) < 100:
@@ -197,7 +198,8 @@ def self_test():
         "an exercise without its grader":
             (lambda r: (r / "tests/graders/ex05.cpp").unlink(), "exercise 05: no tests/graders/ex05.cpp"),
         "a CPU-graded exercise with a speed bar":
-            (lambda r: edit(r / "course.json", '"grader": "cpu"', '"grader": "cpu", "speed_threshold": 5'),
+            (lambda r: edit(r / "course.json", '"grader": "cpu"',
+                            '"grader": "cpu", "speed_threshold": 5'),
              "a CPU grader's exercise has no speed_threshold"),
         "an exercise folder not in the manifest":
             (lambda r: (r / "exercises/ex99-extra").mkdir(), "exercises/ex99-extra is not in course.json"),
