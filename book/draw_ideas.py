@@ -1074,6 +1074,7 @@ REPO = Path(__file__).resolve().parent.parent
 CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide), (\d+), (\d+), (\w+), \d+, (?:true|false), '
                          r'(?:true|false), "(\w+)"')
 CH13_OP, CH13_DTYPE, CH13_CHUNK_ELEMENTS = "rmsnorm", "bf16", 8
+CH13_GPU = "nvidia-h200"         # the table the page names, whatever other GPUs' tables join it
 CH13_COLS = 4096                 # the width whose space the top panel prunes
 CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
 FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "general": "#bbb",
@@ -1093,7 +1094,7 @@ def kernel_configs():
 
 def tuned_points(op, dtype):
     """The committed table's (rows, cols, fastest candidate) for one op and dtype, and its name."""
-    path = sorted((REPO / "kernels" / "tuned").glob("*.tsv"))[0]
+    path = sorted((REPO / "kernels" / "tuned").glob(f"{CH13_GPU}.*.tsv"))[0]
     points = []
     for line in path.read_text().splitlines():
         if line.startswith("#") or not line.strip():
