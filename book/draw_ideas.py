@@ -12,6 +12,7 @@ Python standard library only.
 """
 import html
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -1065,6 +1066,147 @@ def ch12_across_gpus():
     return fig
 
 
+# ---------------------------------------------------------------- 13
+
+REPO = Path(__file__).resolve().parent.parent
+# Chapter 13's figure reads the code and the committed table, not typed numbers: chapter 09's
+# configurations (kernels/configs.hpp) and the H200's tuned table (kernels/tuned/).
+CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide), (\d+), (\d+), (\w+), \d+, (?:true|false), '
+                         r'(?:true|false), "(\w+)"')
+CH13_OP, CH13_DTYPE, CH13_CHUNK_ELEMENTS = "rmsnorm", "bf16", 8
+CH13_GPU = "nvidia-h200"         # the table the page names, whatever other GPUs' tables join it
+CH13_COLS = 4096                 # the width whose space the top panel prunes
+CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
+FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "general": "#bbb",
+                 "cluster": THREAD[3], "whole_gpu": THREAD[4], "split": THREAD[5]}
+
+
+def kernel_configs():
+    """(name, kind, chunks a row it holds or 0 for any) of every entry of kConfigs, in order."""
+    text = (REPO / "kernels" / "configs.hpp").read_text()
+    threads = {"kNarrowThreads": 256}
+    found = []
+    for kind, lanes, vectors, max_threads, name in CONFIG_LINE.findall(text):
+        holders = int(lanes) if kind == "narrow" else threads.get(max_threads) or int(max_threads)
+        found.append((name, kind, 0 if kind == "wide" else holders * int(vectors)))
+    return found
+
+
+def tuned_points(op, dtype):
+    """The committed table's (rows, cols, fastest candidate) for one op and dtype, and its name."""
+    path = sorted((REPO / "kernels" / "tuned").glob(f"{CH13_GPU}.*.tsv"))[0]
+    points = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = line.split("\t")
+        if fields[0] == op and fields[1] == dtype:
+            points.append((int(fields[2]), int(fields[3]), fields[4].split(" ")[0].split("=")[0]))
+    return points, path.name
+
+
+def nearest(points, rows, cols):
+    """The grid point the chooser takes first (api/src/tuned_table.cpp's nearest_pick): within an
+    octave of columns, the least column octaves plus a quarter of the row octaves."""
+    near = [(abs(math.log2(c / cols)) + abs(math.log2(r / rows)) / 4, (r, c))
+            for r, c, _ in points if abs(math.log2(c / cols)) <= 1]
+    return min(near)[1]
+
+
+def between(grid, value):
+    """Where @p value falls among the sorted @p grid, as a fractional index, on a log scale."""
+    below = max(i for i, g in enumerate(grid) if g <= value)
+    if grid[below] == value:
+        return below
+    return below + math.log2(value / grid[below]) / math.log2(grid[below + 1] / grid[below])
+
+
+def ch13_space_panel(fig, top):
+    chunks = CH13_COLS // CH13_CHUNK_ELEMENTS
+    configs = kernel_configs()
+    heading(fig, top, f"The space: chapter 09's {len(configs)} configurations at a bf16 row of "
+            f"{CH13_COLS} columns ({chunks} chunks of 16 bytes)")
+    x0, width, bar = 150, 560, 7
+    most = max(held for _, _, held in configs)
+    at = lambda held: x0 + width * math.log2(held) / math.log2(most)
+    kept = 0
+    for i, (name, kind, held) in enumerate(configs):
+        y = top + 14 + i * (bar + 1)
+        fits = held == 0 or held >= chunks
+        kept += fits
+        colour = FAMILY_COLOUR["general" if kind == "wide" else "lanes" if kind == "narrow"
+                               else "block"] if fits else LIGHT
+        end = at(most) if held == 0 else at(held)
+        fig.rect(x0, y, end - x0, bar, fill=colour, stroke="white", width=0.3)
+        fig.text(x0 - 4, y + bar - 1, name, size=7, anchor="end", fill=INK if fits else GREY)
+    bottom = top + 14 + len(configs) * (bar + 1)
+    fig.line(at(chunks), top + 10, at(chunks), bottom, stroke=BARRIER, width=1.5, dash="4,2")
+    fig.text(at(chunks) + 4, top + 22, f"the row: {chunks} chunks", size=10, fill=BARRIER)
+    for power in range(0, int(math.log2(most)) + 1, 2):
+        fig.text(at(2 ** power), bottom + 12, f"{2 ** power}", size=9, anchor="middle", fill="#555")
+    fig.text(x0 + width / 2, bottom + 26, "chunks of a row a configuration holds (log scale; "
+             "wide: any)", size=10, anchor="middle")
+    fig.text(x0 + width - 150, top + 40, f"kept {kept} of {len(configs)}:", size=11, weight="bold")
+    fig.text(x0 + width - 150, top + 55, "every bar that reaches the", size=10)
+    fig.text(x0 + width - 150, top + 68, "row; the grey ones are pruned", size=10)
+    fig.text(x0 + width - 150, top + 81, "before anything is timed", size=10)
+    return bottom + 34
+
+
+def ch13_table_panel(fig, top):
+    points, table = tuned_points(CH13_OP, CH13_DTYPE)
+    heading(fig, top, f"The table: the fastest family at each grid point, bf16 RMSNorm ({table})")
+    widths = sorted({c for _, c, _ in points})
+    row_counts = sorted({r for r, _, _ in points if r <= 256})
+    x0, y0, cell_w, cell_h = 90, top + 20, 22, 20
+    levels = row_counts + ["many"]
+    for j, level in enumerate(levels):
+        fig.text(x0 - 6, y0 + j * cell_h + 14, f"{level} rows" if level != "many" else
+                 "128 MiB", size=9, anchor="end")
+    for i, cols in enumerate(widths):
+        fig.text(x0 + i * cell_w + cell_w / 2, y0 + len(levels) * cell_h + 10,
+                 f"{cols // 1024}k" if cols >= 1024 and cols % 1024 == 0 else str(cols), size=7,
+                 anchor="middle", fill="#555")
+        column = sorted((r, key) for r, c, key in points if c == cols)
+        for j, (rows, key) in enumerate(column):
+            family = key.split("/")[0]
+            fig.rect(x0 + i * cell_w, y0 + j * cell_h, cell_w, cell_h,
+                     fill=FAMILY_COLOUR.get(family, GREY), stroke="white")
+    fig.text(x0 + len(widths) * cell_w / 2, y0 + len(levels) * cell_h + 24, "columns",
+             size=10, anchor="middle")
+    legend_x = x0 + len(widths) * cell_w + 16
+    for k, (family, colour) in enumerate(FAMILY_COLOUR.items()):
+        fig.rect(legend_x, y0 + 16 * k, 12, 12, fill=colour, stroke="white")
+        fig.text(legend_x + 16, y0 + 16 * k + 10, family, size=10)
+    # An off-grid call and the grid point the chooser takes for it.
+    rows, cols = CH13_CALL
+    near_rows, near_cols = nearest(points, rows, cols)
+    call_x = x0 + (between(widths, cols) + 0.5) * cell_w
+    call_y = y0 + (between(row_counts, rows) + 0.5) * cell_h
+    fig.rect(call_x - 4, call_y - 4, 8, 8, fill="white", stroke=BARRIER, width=2)
+    fig.line(call_x, call_y, x0 + (widths.index(near_cols) + 0.5) * cell_w,
+             y0 + (row_counts.index(near_rows) + 0.5) * cell_h, stroke=BARRIER, width=1.5,
+             arrow=True)
+    key = next(k for r, c, k in points if (r, c) == (near_rows, near_cols))
+    note_y = y0 + len(levels) * cell_h + 44
+    fig.text(20, note_y, f"A call of {rows} x {cols} is off the grid: the chooser takes the "
+             f"nearest point within an octave of columns,", size=11)
+    fig.text(20, note_y + 16, f"counting rows a quarter as much: {near_rows} x {near_cols}, "
+             f"whose fastest is {key}; the first of its ranking that takes the call runs.",
+             size=11)
+    return note_y + 30
+
+
+def ch13_tuning_by_search():
+    """The configuration space pruned at one width, and the tuned table the chooser reads."""
+    fig = Figure(640, "Chapter 13: a space of configurations, pruned, timed, and a table read "
+                 "at the nearest grid point")
+    below = ch13_space_panel(fig, 20)
+    end = ch13_table_panel(fig, below + 10)
+    fig.height = int(end)
+    return fig
+
+
 FIGURES = {
     "ch00_idea.svg": ch00_roofline,
     "ch01_idea.svg": ch01_thread_per_row,
@@ -1079,6 +1221,7 @@ FIGURES = {
     "ch10_idea.svg": ch10_huge_rows,
     "ch11_idea.svg": ch11_flashnorm,
     "ch12_idea.svg": ch12_across_gpus,
+    "ch13_idea.svg": ch13_tuning_by_search,
 }
 
 

@@ -157,7 +157,12 @@ function(normlab_add_exercise_tests number)
   _normlab_course_list(sources exercises ${number} sources)
   _normlab_course_list(grader_sources exercises ${number} grader_sources)
   list(TRANSFORM grader_sources PREPEND ${PROJECT_SOURCE_DIR}/tests/graders/)
-  normlab_add_grader(EXERCISE ${number} SLUG ${slug}
+  # "grader": "cpu" marks an exercise of host code: graded on any machine, with no speed bar.
+  normlab_exercise_field(kind ${number} grader)
+  if(NOT kind)
+    set(kind gpu)
+  endif()
+  normlab_add_grader(EXERCISE ${number} SLUG ${slug} KIND ${kind}
     GRADER ${PROJECT_SOURCE_DIR}/tests/graders/${tag}.cpp ${grader_sources} SOURCES ${sources})
   if(NOT TARGET grade_${tag}_solution)
     return()  # a student copy: no solutions/
@@ -165,6 +170,9 @@ function(normlab_add_exercise_tests number)
 
   # GPU: the solution reaches the speed the manifest asks of it (scripts/scorecard.py).
   normlab_exercise_field(threshold ${number} speed_threshold)
+  if(threshold STREQUAL "")
+    return()  # host code: nothing to time, sanitize or disassemble
+  endif()
   add_test(NAME speed_${tag}_solution
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scorecard.py
                    --exercise ${number} --require-speed -- $<TARGET_FILE:grade_${tag}_solution>)

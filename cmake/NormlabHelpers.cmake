@@ -4,7 +4,7 @@
 #   normlab_add_chapter(NUMBER nn SLUG s [APART] [KERNELS lib] SOURCES ...)  chapter library +
 #                                            chapter program
 #   normlab_add_test(NAME n KIND cpu|gpu|multigpu SOURCES ... LIBRARIES ... LABELS ...)
-#   normlab_add_grader(EXERCISE nn SLUG s GRADER g.cpp ... SOURCES ...)  exercise, solution and
+#   normlab_add_grader(EXERCISE nn SLUG s [KIND cpu] GRADER g.cpp ... SOURCES ...)  exercise, solution and
 #                                            pristine-skeleton graders
 #   normlab_add_sanitizer_tests(PROGRAM target [NAME_SUFFIX s] [SYNCCHECK] [NCCL] [NO_RACECHECK]
 #                               LABELS ... ARGS ...)
@@ -137,9 +137,13 @@ endfunction()
 # grade_exNN_solution builds solutions/ (absent from a student copy), grade_exNN_pristine the
 # skeleton as committed (see above). meta_exNN_skeleton_rejected checks that the pristine
 # skeleton is rejected by its grader (label meta: it speaks of the repository, not of a
-# student's work). GRADER: the grader's sources (tests/graders/exNN.cpp and helpers).
+# student's work). GRADER: the grader's sources (tests/graders/exNN.cpp and helpers). KIND: gpu
+# (the default) or cpu, for an exercise of host code, graded without a GPU.
 function(normlab_add_grader)
-  cmake_parse_arguments(G "" "EXERCISE;SLUG" "GRADER;SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(G "" "EXERCISE;SLUG;KIND" "GRADER;SOURCES;LIBRARIES" ${ARGN})
+  if(NOT G_KIND)
+    set(G_KIND gpu)
+  endif()
   set(name ex${G_EXERCISE})
   set(variants exercise pristine)
   if(EXISTS ${PROJECT_SOURCE_DIR}/solutions/${name}-${G_SLUG})
@@ -160,15 +164,21 @@ function(normlab_add_grader)
     list(TRANSFORM G_SOURCES PREPEND ${dir}/ OUTPUT_VARIABLE sources)
     add_executable(${target} ${G_GRADER} ${sources})
     target_include_directories(${target} PRIVATE ${dir})
-    target_link_libraries(${target} PRIVATE normlab_grading ${G_LIBRARIES} normlab_catch_gpu_main)
+    target_link_libraries(${target} PRIVATE normlab_grading ${G_LIBRARIES}
+                          normlab_catch_${G_KIND}_main)
     normlab_target_defaults(${target})
     if(variant STREQUAL "pristine")
       add_test(NAME meta_${name}_skeleton_rejected COMMAND ${target})
       set_tests_properties(meta_${name}_skeleton_rejected PROPERTIES WILL_FAIL TRUE)
-      _normlab_set_test_kind(meta_${name}_skeleton_rejected gpu "${name};meta")
+      _normlab_set_test_kind(meta_${name}_skeleton_rejected ${G_KIND} "${name};meta")
     else()
       add_test(NAME ${target} COMMAND ${target})
-      _normlab_set_test_kind(${target} gpu "${labels}")
+      _normlab_set_test_kind(${target} ${G_KIND} "${labels}")
+      if(G_KIND STREQUAL "cpu")
+        # A grader's 77 means "skipped" whatever its kind (scripts/scorecard.py reads it so); a
+        # CPU grader never returns it, a stand-in for one may (script_grade_builds_exercise_tests).
+        set_tests_properties(${target} PROPERTIES SKIP_RETURN_CODE ${NORMLAB_SKIP_CODE})
+      endif()
     endif()
   endforeach()
 endfunction()

@@ -3,6 +3,7 @@
 """Reads the course manifest (course.json at the repository root) for the shell scripts and tests.
 
     course.py exercises               one line per exercise: NN slug chapter speed_threshold
+                                      ("-" for an exercise graded on the CPU: no speed bar)
     course.py chapters                one line per chapter: NN slug
     course.py skeleton-ref            the git ref of the pristine skeletons: the tag
                                       normlab-skeleton (a student copy), else origin/HEAD (the
@@ -83,7 +84,13 @@ def problems_in(root):
                 [f"exercises/{name}/{source}" for source in e["sources"]]:
             if not (root / path).is_file():
                 problems.append(f"exercise {e['number']}: no {path}")
-        if not 0 < e["speed_threshold"] < 100:
+        if e.get("grader") == "cpu":
+            if "speed_threshold" in e:
+                problems.append(f"exercise {e['number']}: a CPU grader's exercise has no "
+                                "speed_threshold")
+        elif e.get("grader", "gpu") != "gpu":
+            problems.append(f"exercise {e['number']}: grader is 'gpu' (the default) or 'cpu'")
+        elif not 0 < e.get("speed_threshold", 0) < 100:
             problems.append(f"exercise {e['number']}: speed_threshold is not a % of the copy roof")
     listed = {f"{c['number']}-{c['slug']}" for c in course["chapters"]}
     for folder in sorted((root / "chapters").glob("[0-9][0-9]-*")):
@@ -190,6 +197,10 @@ def self_test():
              "chapter 03: no book/pages/ch03-warp-shuffle.md"),
         "an exercise without its grader":
             (lambda r: (r / "tests/graders/ex05.cpp").unlink(), "exercise 05: no tests/graders/ex05.cpp"),
+        "a CPU-graded exercise with a speed bar":
+            (lambda r: edit(r / "course.json", '"grader": "cpu"',
+                            '"grader": "cpu", "speed_threshold": 5'),
+             "a CPU grader's exercise has no speed_threshold"),
         "an exercise folder not in the manifest":
             (lambda r: (r / "exercises/ex99-extra").mkdir(), "exercises/ex99-extra is not in course.json"),
     }
@@ -255,7 +266,7 @@ def main(argv):
     course = load()
     if command == "exercises":
         for e in course["exercises"]:
-            print(e["number"], e["slug"], e["chapter"], e["speed_threshold"])
+            print(e["number"], e["slug"], e["chapter"], e.get("speed_threshold", "-"))
     elif command == "chapters":
         for c in course["chapters"]:
             print(c["number"], c["slug"])

@@ -6,7 +6,8 @@
         runs the grader, shows its output, then one verdict line. Correctness is the grader's
         exit code (its cases against the float64 reference); speed, graded only once every case
         passes, is the grader's "% of the copy roof" against the exercise's speed_threshold in
-        course.json. --record DIR writes the verdict as DIR/exNN.json. Exit code: 0 correct (and,
+        course.json (none for an exercise graded on the CPU). --record DIR writes the verdict as
+        DIR/exNN.json. Exit code: 0 correct (and,
         with --require-speed, fast enough), 1 not, 77 no GPU to grade on (the grader's own code).
     scorecard.py --exercise NN --no-build LOG [--record DIR]
         records an exercise that did not compile (LOG: the compiler's messages).
@@ -42,7 +43,7 @@ def verdict(exercise, exit_code, output):
     name = f"ex{exercise['number']}-{exercise['slug']}"
     counts = [tuple(map(int, m)) for m in re.findall(r"correctness: (\d+) / (\d+) cases passed", output)]
     speeds = re.findall(r"speed: .*?([0-9.]+)% of the copy roof on (.*)", output)
-    threshold = exercise["speed_threshold"]
+    threshold = exercise.get("speed_threshold")  # none: host code, graded on the CPU
     record = {"exercise": name, "grader_exit_code": exit_code, "output": output,
               "correctness": {"status": "pass" if exit_code == 0 else "fail",
                               "cases_passed": sum(p for p, _ in counts),
@@ -50,6 +51,8 @@ def verdict(exercise, exit_code, output):
               "speed": {"status": "not graded", "threshold_percent_of_roof": threshold}}
     if exit_code == NO_GPU:
         record["correctness"]["status"] = "no GPU"
+    elif threshold is None:
+        record["speed"]["status"] = "none"
     elif exit_code == 0 and speeds:
         percent = float(speeds[-1][0])
         record["speed"].update(status="pass" if percent >= threshold else "fail",
@@ -69,6 +72,8 @@ def summary(record):
         line += f" ({s['percent_of_roof']:.1f}% of the copy roof, threshold {s['threshold_percent_of_roof']}%)"
     elif s["status"] == "not graded":
         line += " (graded once every case passes)"
+    elif s["status"] == "none":
+        line += " (host code: no speed bar)"
     return line
 
 

@@ -10,11 +10,15 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/solutions)
   target_compile_definitions(test_exercises PRIVATE NORMLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
-# GPU: a known-wrong copy of an exercise's solution, graded by GRADER as the test NAME. SOURCE is
-# the solution's file; PAIRS names variables two by two, FROM then TO: each FROM's text, which
-# must occur, is replaced by TO's, in turn. The planted copy is rewritten only when it changes.
+# A known-wrong copy of an exercise's solution, graded by GRADER as the test NAME (KIND gpu, the
+# default, or cpu; LIBRARIES beyond normlab_grading). SOURCE is the solution's file; PAIRS names
+# variables two by two, FROM then TO: each FROM's text, which must occur, is replaced by TO's, in
+# turn. The planted copy is rewritten only when it changes.
 function(_normlab_add_planted_test)
-  cmake_parse_arguments(P "" "NAME;SOURCE;GRADER" "PAIRS;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(P "" "NAME;SOURCE;GRADER;KIND" "PAIRS;LABELS;ARGS;LIBRARIES" ${ARGN})
+  if(NOT P_KIND)
+    set(P_KIND gpu)
+  endif()
   get_filename_component(solution ${P_SOURCE} DIRECTORY)
   get_filename_component(file ${P_SOURCE} NAME)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${P_SOURCE})
@@ -35,8 +39,8 @@ function(_normlab_add_planted_test)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/planted/${P_NAME})
   file(WRITE ${dir}/${file}.new "${planted}")
   configure_file(${dir}/${file}.new ${dir}/${file} COPYONLY)  # rebuilt on change only
-  normlab_add_test(NAME ${P_NAME} KIND gpu SOURCES ${P_GRADER} ${dir}/${file}
-    LIBRARIES normlab_grading LABELS ${P_LABELS} ARGS ${P_ARGS})
+  normlab_add_test(NAME ${P_NAME} KIND ${P_KIND} SOURCES ${P_GRADER} ${dir}/${file}
+    LIBRARIES normlab_grading ${P_LIBRARIES} LABELS ${P_LABELS} ARGS ${P_ARGS})
   target_include_directories(${P_NAME} PRIVATE ${solution})
 endfunction()
 
@@ -107,5 +111,56 @@ if(TARGET grade_ex12_solution)
       SOURCE ${PROJECT_SOURCE_DIR}/solutions/ex12-slice-moments/ex12.cu
       GRADER graders/ex12_planted.cpp PAIRS ${${bug}_pairs}
       LABELS ex12 known_wrong meta ARGS "[${bug}]")
+  endforeach()
+endif()
+
+# CPU: ex13's grader (the pruning rule, host code) reads chapter 09's table and its launcher's rule
+# (kernels/configs.hpp). It catches the plausible wrong rules: the solution with one planted is
+# graded in full and must fail (WILL_FAIL), one test program a bug:
+#   floor_chunks       a partly filled last chunk not counted
+#   no_lead            a row's lead (its start off the grid) not counted
+#   group_as_block     a narrow configuration's row given the block's threads, not its group's
+#   start_only         a row that starts on the grid taken as aligned however it ends
+#   width_first        too wide reported before off the grid
+#   exact_fit_refused  a row that fills the configuration exactly refused
+#   wide_refused       chapter 07's launcher (0 chunks: any row) refused
+#   layernorm_ignored  a LayerNorm row on a configuration compiled for RMSNorm only
+foreach(variant grade_ex13 grade_ex13_pristine grade_ex13_solution)
+  if(TARGET ${variant})
+    target_link_libraries(${variant} PRIVATE normlab_kernels)
+  endif()
+endforeach()
+if(TARGET grade_ex13_solution)
+  set(floor_chunks_from "(row.lead + row.cols + width - 1) / width")
+  set(floor_chunks_to "(row.lead + row.cols) / width")
+  set(no_lead_from "(row.lead + row.cols + width - 1)")
+  set(no_lead_to "(row.cols + width - 1)")
+  set(group_as_block_from "std::int64_t{config.lanes} * config.vectors")
+  set(group_as_block_to "std::int64_t{config.max_threads} * config.vectors")
+  set(start_only_from "row.lead == 0 && row.cols * row.element_bytes % kChunkBytes == 0")
+  set(start_only_to "row.lead == 0")
+  set(width_first_from "  if (config.aligned && !whole_chunks) return Fit::off_grid;\n")
+  set(width_first_to "")
+  set(width_first_from_2 "  return Fit::holds;\n  // TODO(ex13) end")
+  set(width_first_to_2
+      "  if (config.aligned && !whole_chunks) return Fit::off_grid;\n  return Fit::holds;\n  // TODO(ex13) end")
+  set(exact_fit_refused_from "chunks_spanned(row) > kept")
+  set(exact_fit_refused_to "chunks_spanned(row) >= kept")
+  set(wide_refused_from "kept != 0 && ")
+  set(wide_refused_to "")
+  set(layernorm_ignored_from "  if (row.layernorm && !config.layernorm) return Fit::rmsnorm_only;\n")
+  set(layernorm_ignored_to "")
+  foreach(bug floor_chunks no_lead group_as_block start_only exact_fit_refused wide_refused
+              layernorm_ignored)
+    set(${bug}_pairs ${bug}_from ${bug}_to)
+  endforeach()
+  set(width_first_pairs width_first_from width_first_to width_first_from_2 width_first_to_2)
+  foreach(bug floor_chunks no_lead group_as_block start_only width_first exact_fit_refused
+              wide_refused layernorm_ignored)
+    _normlab_add_planted_test(NAME test_ex13_planted_${bug} KIND cpu
+      SOURCE ${PROJECT_SOURCE_DIR}/solutions/ex13-config-holds-row/ex13.cpp
+      GRADER graders/ex13.cpp PAIRS ${${bug}_pairs} LIBRARIES normlab_kernels
+      LABELS ex13 known_wrong meta)
+    set_tests_properties(test_ex13_planted_${bug} PROPERTIES WILL_FAIL TRUE)
   endforeach()
 endif()
