@@ -13,8 +13,10 @@ costs the CPU. For each op, the columns that bench/compare_peers.py times (its l
 both tools call each library the same way), those installed:
   torch eager   PyTorch's own: F.rms_norm, F.layer_norm; add + RMSNorm as x + r then
                 F.rms_norm; and F.rms_norm alone, the bar the fused add is held to
-  normlab       normlab_torch's function
+  normlab _C    normlab_torch's function through its compiled extension (normlab_torch._C)
+  normlab ctypes  the same function with the extension set aside: the Python path and ctypes
   Liger, QuACK  where they import
+The ratio is that of the path normlab_torch takes here (normlab_torch.backend()) to eager.
 Backward rows time one torch.autograd.grad through a graph built once (retain_graph), the
 gradients of x and the parameters: a training step's backward through autograd.
 Then the C ABI alone (normlab_run through ctypes with a ready normlab_call: the checks, the kept
@@ -23,6 +25,7 @@ queued behind a GPU busy-wait, so that the CPU's time to launch is not counted).
 Without PyTorch or a CUDA GPU it says so and exits 0.
 """
 import argparse
+import contextlib
 import ctypes
 import importlib.util
 import statistics
@@ -86,7 +89,30 @@ def load_compare_peers():
 # The columns of compare_peers timed here: PyTorch's eager op, normlab through PyTorch, the peers
 # a user calls from eager PyTorch (torch.compile's CPU cost is not a call's).
 COLUMNS = ("torch eager", "normlab (torch op)", "Liger", "QuACK")
+# normlab's column is timed on each path of normlab_torch's eager calls: the extension, ctypes.
+NORMLAB_PATHS = {"normlab _C": "extension", "normlab ctypes": "ctypes"}
+SHOWN = (COLUMNS[0], *NORMLAB_PATHS, *COLUMNS[2:])
 OPS = ("rmsnorm", "layernorm", "add_rmsnorm", "rmsnorm_backward", "layernorm_backward")
+
+
+@contextlib.contextmanager
+def eager_path(ops, path):
+    """normlab_torch's eager calls on @p path ("extension" or "ctypes") while inside; a graph
+    for a backward row is built inside too, so its nodes are that path's."""
+    kept = ops._extension
+    ops._extension = kept if path == "extension" else None
+    try:
+        yield
+    finally:
+        ops._extension = kept
+
+
+def time_cell(torch, args, make_launch):
+    """(us per call, None), or (None, why there is none)."""
+    launch = make_launch()
+    if isinstance(launch, str):
+        return None, launch
+    return median_us_per_call(torch, launch, args.calls, args.batches), None
 
 
 def main(argv):
@@ -109,35 +135,41 @@ def main(argv):
     functions = peers_tool.torch_functions(torch)
     columns = {column.name: column for column in peers_tool.COLUMNS}
     print(f"{torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}, {nt.library_path()}")
+    in_use = {"extension": "normlab _C", "ctypes": "normlab ctypes"}[nt.backend()]
+    print(f"normlab_torch's eager calls take: {nt.backend()}"
+          + (f" ({nt.extension_error()})" if nt.extension_error() else ""))
     print(f"{args.rows} x {args.cols} {args.dtype}: CPU time per call in us, median of "
           f"{args.batches} batches of {args.calls} calls back to back")
     for name in COLUMNS[2:]:
         version = peers[name].version()
         print(f"  {name}: {version or 'not installed'}")
-    print(f"{'op':<20}" + "".join(f"{name:>20}" for name in COLUMNS) + f"{'normlab / eager':>17}")
+    print(f"{'op':<20}" + "".join(f"{name:>16}" for name in SHOWN) + f"{'normlab / eager':>17}")
     measured = {}
     for op in OPS:
         problem = peers_tool.Problem(op, args.rows, args.cols, args.dtype, "overhead")
         inputs = peers_tool.make_inputs(torch, problem)
         cells = []
-        for name in COLUMNS:
-            launch = peers_tool.column_launch(torch, columns[name], problem, inputs, functions,
-                                              peers)
-            if isinstance(launch, str):  # why there is none
-                cells.append(launch[:19])
+        for name in SHOWN:
+            column = columns[name if name in COLUMNS else "normlab (torch op)"]
+            path = NORMLAB_PATHS.get(name, nt.backend())
+            if path == "extension" and ops._extension is None:
+                cells.append("not loaded")
                 continue
-            measured[op, name] = median_us_per_call(torch, launch, args.calls, args.batches)
-            cells.append(f"{measured[op, name]:.2f}")
-        ratio = measured.get((op, "normlab (torch op)"), 0) / measured.get((op, "torch eager"), 1)
-        print(f"{op:<20}" + "".join(f"{cell:>20}" for cell in cells) + f"{ratio:>17.2f}")
+            with eager_path(ops, path):
+                measured[op, name], why = time_cell(torch, args, lambda: peers_tool.column_launch(
+                    torch, column, problem, inputs, functions, peers))
+            cells.append(why[:15] if why else f"{measured[op, name]:.2f}")
+        ratio = (measured.get((op, in_use)) or 0) / (measured.get((op, "torch eager")) or 1)
+        print(f"{op:<20}" + "".join(f"{cell:>16}" for cell in cells) + f"{ratio:>17.2f}")
     problem = peers_tool.Problem("rmsnorm", args.rows, args.cols, args.dtype, "overhead")
     inputs = peers_tool.make_inputs(torch, problem)
     x, w = inputs["x"], inputs["w"]
     rms_norm_alone = median_us_per_call(
         torch, lambda: F.rms_norm(x, (args.cols,), w, peers_tool.EPS), args.calls, args.batches)
-    fused = measured.get(("add_rmsnorm", "normlab (torch op)"), float("nan"))
-    print(f"fused_add_rms_norm_ against F.rms_norm alone ({rms_norm_alone:.2f} us): "
-          f"{fused / rms_norm_alone:.2f}x")
+    for name in NORMLAB_PATHS:
+        fused = measured.get(("add_rmsnorm", name)) or float("nan")
+        print(f"fused_add_rms_norm_ ({name}) against F.rms_norm alone ({rms_norm_alone:.2f} us): "
+              f"{fused / rms_norm_alone:.2f}x")
 
     # The C ABI call as normlab_torch fills it, built once; and the kernel's GPU time.
     y, rstd = torch.empty_like(x), torch.empty(args.rows, device="cuda")

@@ -6,9 +6,11 @@
     model.norm = normlab_torch.RMSNorm.from_torch(model.norm)  # swap a module in one line
 
 The ops are registered in the namespace "normlab" (torch.ops.normlab.*) on import. They run
-through libnormlab_capi.so, a plain C library that normlab's own build makes (no build against
-PyTorch): `pip install -v .` at normlab's root builds it into this package; from a repository
-checkout, set NORMLAB_CAPI to its path, or build into build/gpu or build/default.
+through libnormlab_capi.so, a plain C library that normlab's own build makes: `pip install -v .`
+at normlab's root builds it into this package; from a repository checkout, set NORMLAB_CAPI to
+its path, or build into build/gpu or build/default. Eager calls take normlab_torch._C, a module
+compiled against PyTorch, where the build found a PyTorch to compile it against, and ctypes
+otherwise: backend() says which.
 """
 
 
@@ -33,8 +35,8 @@ except ImportError:
     __version__ = _repository_version()
 
 from .modules import LayerNorm, RMSNorm, replace_norms
-from .ops import (fused_add_layer_norm_, fused_add_rms_norm_, layer_norm, library_path,
-                  rms_norm)
+from .ops import (backend, extension_error, fused_add_layer_norm_, fused_add_rms_norm_,
+                  layer_norm, library_path, rms_norm)
 
 __all__ = ["__version__", "rms_norm", "layer_norm", "fused_add_rms_norm_", "fused_add_layer_norm_",
-           "RMSNorm", "LayerNorm", "replace_norms", "library_path"]
+           "RMSNorm", "LayerNorm", "replace_norms", "library_path", "backend", "extension_error"]

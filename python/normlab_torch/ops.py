@@ -11,8 +11,19 @@ Checks happen before anything is launched and name the argument: dtypes (float32
 bfloat16 activations; parameters in that dtype or float32), devices, shapes, eps, and layouts
 (rows one stride apart with a unit inner stride). What the dispatcher then refuses is a
 ValueError carrying its message.
+
+An eager call (not while torch.compile traces) goes first to normlab_torch._C, the same calls
+compiled against PyTorch (csrc/extension.cpp), where it was built and imports: it makes the
+same checks with the same messages and launches through the same C ABI, and takes rms_norm's
+and layer_norm's autograd into C++. Where it is absent, or declines a call (a tensor subclass,
+parameters of several dimensions), the Python paths below serve, through ctypes.
 """
+import importlib.machinery
+import importlib.util
 import math
+import os
+import sys
+from pathlib import Path
 from typing import Optional
 
 import torch
@@ -33,6 +44,45 @@ _BACKWARD_EPS = 1e-5
 def library_path():
     """The libnormlab_capi.so this package loaded."""
     return _library.path
+
+
+def _load_extension():
+    """normlab_torch._C from beside the loaded library (inside this package where pip installed
+    both, or a build tree's python/): (module, None), or (None, why not) where ctypes serves.
+    NORMLAB_TORCH_BACKEND=ctypes leaves it out."""
+    if os.environ.get("NORMLAB_TORCH_BACKEND") == "ctypes":
+        return None, "NORMLAB_TORCH_BACKEND=ctypes"
+    path = Path(_library.path).parent / ("_C" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if not path.is_file():
+        return None, (f"no {path} (built where no PyTorch was importable: pip install "
+                      "--no-build-isolation builds it against the environment's)")
+    spec = importlib.util.spec_from_file_location(f"{__package__}._C", path)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except ImportError as error:
+        return None, f"{path} does not import: {error}"
+    running = torch.__version__.split("+")[0]
+    if module.torch_version != running:  # PyTorch's C++ ABI is not kept across versions
+        return None, (f"{path} was built against PyTorch {module.torch_version}, this is "
+                      f"{torch.__version__}: rebuild it")
+    sys.modules[spec.name] = module
+    return module, None
+
+
+_extension, _extension_error = _load_extension()
+# Dynamo folds this call to True while it traces, which keeps the extension out of the graph.
+_compiling = torch.compiler.is_compiling
+
+
+def backend():
+    """The path eager calls take: "extension" (normlab_torch._C) or "ctypes"."""
+    return "extension" if _extension is not None else "ctypes"
+
+
+def extension_error():
+    """Why normlab_torch._C is not used; None where it is."""
+    return _extension_error
 
 
 # ---------------------------------------------------------------- checks (metadata only)
@@ -466,6 +516,10 @@ def rms_norm(x, weight, eps, gemma=False, *, out=None, normalized_shape=None):
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
     that form has no autograd. With normalized_shape (or a weight of several dimensions), over
     that many trailing dimensions, as PyTorch's: the weight then has that shape."""
+    if out is None and normalized_shape is None and not _compiling() and _extension is not None:
+        y = _extension.rms_norm(x, weight, eps, gemma)
+        if y is not None:
+            return y
     if normalized_shape is not None or (weight is not None and weight.dim() > 1):
         return _over_trailing(lambda x, p, out: rms_norm(x, p[0], eps, gemma, out=out), x,
                               normalized_shape, out, weight=weight)
@@ -606,6 +660,10 @@ def layer_norm(x, weight, bias, eps, *, out=None, normalized_shape=None):
     """LayerNorm over the last dimension of @p x: (x - mean) / sqrt(var + eps) * weight + bias.
     weight and bias may be None; they share one dtype, x's or float32. y has x's dtype. With
     out and normalized_shape, as rms_norm."""
+    if out is None and normalized_shape is None and not _compiling() and _extension is not None:
+        y = _extension.layer_norm(x, weight, bias, eps)
+        if y is not None:
+            return y
     parameter = weight if weight is not None else bias
     if normalized_shape is not None or (parameter is not None and parameter.dim() > 1):
         return _over_trailing(lambda x, p, out: layer_norm(x, p[0], p[1], eps, out=out), x,
@@ -658,6 +716,10 @@ _fused_add_rms_norm_.register_fake(_fused_add_rms_norm_checks)
 def fused_add_rms_norm_(x, residual, weight, eps, gemma=False):
     """In place, as vLLM and FlashInfer: residual <- x + residual, then x <- RMSNorm of it.
     Returns (x, residual). Forward only: for training, rms_norm(x + residual, ...)."""
+    if not _compiling() and _extension is not None:
+        done = _extension.fused_add_rms_norm_(x, residual, weight, eps, gemma)
+        if done is not None:
+            return done
     _refuse_grad("fused_add_rms_norm_", "rms_norm(x + residual, weight, eps)", x=x,
                  residual=residual, weight=weight)
     if not _eager(x):
@@ -697,6 +759,10 @@ _fused_add_layer_norm_.register_fake(_fused_add_layer_norm_checks)
 def fused_add_layer_norm_(x, residual, weight, bias, eps):
     """In place: residual <- x + residual, then x <- LayerNorm of it. Returns (x, residual).
     Forward only: for training, layer_norm(x + residual, ...)."""
+    if not _compiling() and _extension is not None:
+        done = _extension.fused_add_layer_norm_(x, residual, weight, bias, eps)
+        if done is not None:
+            return done
     _refuse_grad("fused_add_layer_norm_", "layer_norm(x + residual, weight, bias, eps)",
                  x=x, residual=residual, weight=weight, bias=bias)
     if not _eager(x):

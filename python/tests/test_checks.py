@@ -1,11 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """normlab_torch without a GPU: the ops' checks and fake implementations on meta tensors
-(shapes only), and torch.compile tracing them. Needs PyTorch and libnormlab_capi.so."""
+(shapes only), and torch.compile tracing them, on both paths of the eager calls (the compiled
+extension normlab_torch._C, which takes meta tensors through its checks, and ctypes). Needs
+PyTorch and libnormlab_capi.so."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed")
 
 import normlab_torch as nt  # noqa: E402  (a missing library fails here, naming where it looked)
+
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def meta(*shape, dtype=torch.bfloat16):
@@ -44,7 +52,7 @@ def test_backward_outputs_shapes_and_dtypes():
     assert (dx.shape, dweight.numel(), dbias.numel()) == (X.shape, 0, 0)
 
 
-@pytest.mark.parametrize("error, message, call", [
+BAD_INPUTS = [
     (ValueError, "x is on cpu", lambda: nt.rms_norm(torch.ones(2, 64), None, 1e-6)),
     (TypeError, "x has dtype torch.float64", lambda: nt.rms_norm(X.double(), None, 1e-6)),
     (ValueError, "x is a scalar", lambda: nt.rms_norm(meta(), None, 1e-6)),
@@ -76,10 +84,33 @@ def test_backward_outputs_shapes_and_dtypes():
      lambda: nt.rms_norm(X, W, 1e-6, out=meta(2, 3, 64, dtype=torch.float32))),
     (ValueError, r"out \(shape \(2, 3, 64\), strides \(3, 1, 6\)\)",
      lambda: nt.layer_norm(X, W, W, 1e-6, out=meta(64, 2, 3).permute(1, 2, 0))),
-])
+    (RuntimeError, "fused_add_rms_norm_ is forward only and x, residual requires grad",
+     lambda: nt.fused_add_rms_norm_(meta(2, 64).requires_grad_(),
+                                    meta(2, 64).requires_grad_(), None, 1e-6)),
+]
+
+
+@pytest.mark.parametrize("error, message, call", BAD_INPUTS)
 def test_bad_input_is_named(error, message, call):
     with pytest.raises(error, match=message):
         call()
+
+
+def refusal(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001  (the refusal itself is what is compared)
+        return type(error), str(error)
+    raise AssertionError("the call was not refused")
+
+
+@pytest.mark.parametrize("call", [case[2] for case in BAD_INPUTS])
+def test_both_paths_refuse_with_the_same_words(call, monkeypatch):
+    """The extension's checks are ops.py's: the same exception type and the whole message."""
+    extension()
+    theirs = refusal(call)
+    monkeypatch.setattr(nt.ops, "_extension", None)
+    assert theirs == refusal(call)
 
 
 def test_layouts_that_are_rows_one_stride_apart():
@@ -154,3 +185,73 @@ def test_norms_over_several_trailing_dimensions():
         nt.rms_norm(x, None, 1e-6, normalized_shape=(4, 8))
     with pytest.raises(ValueError, match=r"bias has shape \(64,\)"):
         nt.layer_norm(x, w, torch.empty(64, device="meta", dtype=torch.bfloat16), 1e-5)
+
+
+def test_backend_says_which_path_serves(backend):
+    assert nt.backend() == backend
+    if backend == "extension":
+        assert nt.extension_error() is None
+
+
+def extension():
+    if nt.ops._extension is None:
+        pytest.skip(f"normlab_torch._C is not loaded: {nt.extension_error()}")
+    return nt.ops._extension
+
+
+class Subclass(torch.Tensor):
+    pass
+
+
+def test_extension_takes_plain_tensors_and_leaves_the_rest_to_python():
+    """Meta tensors go through the extension's checks and allocation (no launch); a tensor
+    subclass (a fake tensor's case) and parameters of several dimensions come back as None."""
+    ext = extension()
+    y = ext.rms_norm(X, W, 1e-6, False)
+    assert (y.shape, y.dtype, y.device.type) == (X.shape, X.dtype, "meta")
+    assert ext.layer_norm(X, W, None, 1e-5).shape == X.shape
+    x, r = meta(4, 64), meta(4, 64)
+    assert all(a is b for a, b in zip(ext.fused_add_rms_norm_(x, r, None, 1e-6, False), (x, r)))
+    assert ext.fused_add_layer_norm_(x, r, None, None, 1e-6)[1] is r
+    assert ext.rms_norm(X.as_subclass(Subclass), W, 1e-6, False) is None
+    assert ext.rms_norm(X, meta(3, 64), 1e-6, False) is None
+    assert ext.layer_norm(X, None, meta(3, 64), 1e-6) is None
+    assert ext.fused_add_rms_norm_(x, r.as_subclass(Subclass), None, 1e-6, False) is None
+
+
+def test_extension_autograd_stays_in_cpp():
+    """A call autograd records gets the extension's C++ node; its backward (on meta tensors:
+    shapes and dtypes) gives each input a gradient of its shape."""
+    extension()
+    x = meta(4, 64).requires_grad_()
+    w, b = meta(64, dtype=torch.float32).requires_grad_(), meta(64).requires_grad_()
+    for y, function in ((nt.rms_norm(x, w, 1e-6), "RMSNormFunction"),
+                        (nt.layer_norm(x, w, None, 1e-5), "LayerNormFunction")):
+        assert function in y.grad_fn.name(), y.grad_fn.name()
+        y.sum().backward()
+    assert (x.grad.shape, x.grad.dtype, w.grad.shape, w.grad.dtype) == (
+        x.shape, x.dtype, w.shape, torch.float32)
+    with torch.no_grad():
+        assert nt.rms_norm(x, w, 1e-6).grad_fn is None
+    with pytest.raises(ValueError, match=r"bias has shape \(63,\)"):
+        nt.layer_norm(x, w, meta(63), 1e-5)
+    nt.layer_norm(x, None, b, 1e-5).sum().backward()
+    assert b.grad.shape == b.shape
+
+
+def test_extension_of_another_pytorch_is_refused(monkeypatch):
+    """A module built against another PyTorch is not used: its C++ ABI would not match."""
+    extension()
+    monkeypatch.setattr(torch, "__version__", "2.0.0+other")
+    module, why = nt.ops._load_extension()
+    assert module is None and "this is 2.0.0+other: rebuild it" in why, why
+
+
+def test_environment_variable_chooses_ctypes():
+    extension()
+    environment = dict(os.environ, NORMLAB_TORCH_BACKEND="ctypes",
+                       PYTHONPATH=os.pathsep.join(filter(None, sys.path)))
+    said = subprocess.run(
+        [sys.executable, "-c", "import normlab_torch as nt; print(nt.backend(), nt.extension_error())"],
+        env=environment, capture_output=True, text=True, check=True).stdout
+    assert said.strip() == "ctypes NORMLAB_TORCH_BACKEND=ctypes", said

@@ -38,7 +38,7 @@ SHAPES = [(37, 1031), (2, 3, 4096), (1, 4096), (5, 24, 64)]
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
-def test_rms_norm_matches_torch(generator, shape, dtype, weight_dtype):
+def test_rms_norm_matches_torch(generator, shape, dtype, weight_dtype, backend):
     x = ref.activations(shape, dtype, generator)
     w = ref.parameter(shape[-1], weight_dtype, generator)
     assert_close("y", nt.rms_norm(x, w, EPS), ref.rms_norm(x, w, EPS), dtype)
@@ -56,7 +56,7 @@ def test_rms_norm_gemma_and_no_weight(generator, dtype, weight_dtype):
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
 @pytest.mark.parametrize("affine", ["weight and bias", "weight", "none"])
-def test_layer_norm_matches_torch(generator, shape, dtype, weight_dtype, affine):
+def test_layer_norm_matches_torch(generator, shape, dtype, weight_dtype, affine, backend):
     x = ref.activations(shape, dtype, generator)
     w = ref.parameter(shape[-1], weight_dtype, generator) if affine != "none" else None
     b = ref.parameter(shape[-1], weight_dtype, generator, 0.0) if "bias" in affine else None
@@ -73,7 +73,7 @@ def test_eps_zero_as_torch_takes_it(generator, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_strided_rows(generator, dtype):
+def test_strided_rows(generator, dtype, backend):
     # Rows of a wider tensor: (2, 19, 1031) inside (2, 19, 1100), offset by 7 elements.
     wide = ref.activations((2, 19, 1100), dtype, generator)
     x = wide[..., 7:1038]
@@ -103,7 +103,7 @@ def test_out_writes_only_its_rows(generator, dtype):
 
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
 @pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 4096)])
-def test_fused_add_in_place(generator, dtype, weight_dtype, shape):
+def test_fused_add_in_place(generator, dtype, weight_dtype, shape, backend):
     x = ref.activations(shape, dtype, generator)
     r = ref.activations(shape, dtype, generator)
     w = ref.parameter(shape[-1], weight_dtype, generator)
@@ -126,7 +126,7 @@ def test_fused_add_in_place(generator, dtype, weight_dtype, shape):
     assert_close("x (1 + w)", gemma_x, ref.rms_norm(h, w, EPS, gemma=True), dtype)
 
 
-def test_fused_add_on_halves_of_one_tensor(generator):
+def test_fused_add_on_halves_of_one_tensor(generator, backend):
     # x and residual interleaved in one buffer (rows of each sit in the other's gaps).
     both = ref.activations((37, 2 * 1031), torch.bfloat16, generator)
     x, r = both[:, :1031], both[:, 1031:]
@@ -142,7 +142,8 @@ def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, 
     """Without autograd, a plain call (contiguous x, parameters as x's last dimension) skips
     PyTorch's dispatch, the statistics and the full checks; it must give the op's bits. Any
     other call goes through the op's checked body, and a call autograd records keeps its
-    graph."""
+    graph. The ctypes path's: normlab_torch._C takes every eager call in C++."""
+    monkeypatch.setattr(nt.ops, "_extension", None)
     x = torch.randn(37, 1031, device="cuda", dtype=dtype, generator=generator)
     w = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
     b = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
@@ -169,7 +170,7 @@ def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, 
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_eager_paths_give_the_custom_ops_bits(generator, dtype):
+def test_eager_paths_give_the_custom_ops_bits(generator, dtype, backend):
     """Eager calls run the ops' bodies directly (autograd through a torch.autograd.Function, the
     fused adds in place); forward, gradients and updated residual must be the custom ops' bits."""
     shape, cols = (3, 37, 1031), 1031
@@ -203,7 +204,7 @@ def test_eager_paths_give_the_custom_ops_bits(generator, dtype):
         assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[1], theirs[1])
 
 
-def test_zero_size_launches_nothing_and_returns_empty(generator):
+def test_zero_size_launches_nothing_and_returns_empty(generator, backend):
     w = torch.ones(64, device="cuda")
     for shape in [(0, 64), (2, 0, 64)]:
         x = torch.empty(shape, device="cuda", requires_grad=True)
@@ -223,24 +224,29 @@ def test_zero_size_launches_nothing_and_returns_empty(generator):
     nt.fused_add_rms_norm_(torch.empty(0, 64, device="cuda"), r, w.detach(), EPS)
 
 
-def test_runs_on_the_current_stream():
+def test_runs_on_the_current_stream(backend):
     # On a side stream, x becomes ones only after a long GPU sleep: a launch on another stream
     # would normalise the zeros it holds before then.
     x = torch.zeros(4, 1024, device="cuda")
     side = torch.cuda.Stream()
     torch.cuda.synchronize()
+    residual = torch.zeros_like(x)
     with torch.cuda.stream(side):
         torch.cuda._sleep(50_000_000)
         x.fill_(1.0)
         y = nt.rms_norm(x, None, EPS)
+        centred = nt.layer_norm(x, None, torch.ones(1024, device="cuda"), EPS)
+        nt.fused_add_rms_norm_(x, residual, None, EPS)
     side.synchronize()
     assert torch.allclose(y, torch.ones_like(y), atol=1e-4), y[0, :4]
+    assert torch.equal(centred, torch.ones_like(centred)), centred[0, :4]
+    assert torch.equal(residual, torch.ones_like(residual)), residual[0, :4]
 
 
 # ---------------------------------------------------------------- refusals
 
 
-def test_bad_inputs_raise_naming_the_argument_and_launch_nothing(generator):
+def test_bad_inputs_raise_naming_the_argument_and_launch_nothing(generator, backend):
     x = ref.activations((8, 256), torch.bfloat16, generator)
     w = ref.parameter(256, torch.bfloat16, generator)
     bad = [
@@ -266,7 +272,7 @@ def test_bad_inputs_raise_naming_the_argument_and_launch_nothing(generator):
         assert out.isnan().all(), f"something was written after refusing: {message}"
 
 
-def test_bad_residual_raises(generator):
+def test_bad_residual_raises(generator, backend):
     x = ref.activations((8, 256), torch.float16, generator)
     with pytest.raises(TypeError, match="residual has dtype"):
         nt.fused_add_rms_norm_(x, x.float(), None, EPS)
@@ -278,7 +284,7 @@ def test_bad_residual_raises(generator):
     nt.fused_add_rms_norm_(wide[:, :150], wide[:, 150:], None, EPS)  # disjoint: accepted
 
 
-def test_in_place_and_out_refuse_where_grad_is_required(generator):
+def test_in_place_and_out_refuse_where_grad_is_required(generator, backend):
     x = ref.activations((4, 64), torch.float32, generator).requires_grad_()
     r = torch.zeros_like(x)
     with pytest.raises(RuntimeError, match="fused_add_rms_norm_ is forward only and x requires"):
@@ -289,7 +295,7 @@ def test_in_place_and_out_refuse_where_grad_is_required(generator):
         nt.fused_add_rms_norm_(x, r, None, EPS)
 
 
-def test_dispatcher_refusal_comes_back_as_value_error():
+def test_dispatcher_refusal_comes_back_as_value_error(backend):
     # RMSNorm backward keeps rows in registers up to 12288 columns; wider is refused by name.
     x = torch.randn(2, 16384, device="cuda", requires_grad=True)
     y = nt.rms_norm(x, None, EPS)
@@ -332,7 +338,7 @@ def check_gradients(y, dy, got_inputs, want, dtype, rows):
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
 @pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 4096)])
 @pytest.mark.parametrize("gemma", [False, True])
-def test_rms_norm_gradients(generator, dtype, weight_dtype, shape, gemma):
+def test_rms_norm_gradients(generator, dtype, weight_dtype, shape, gemma, backend):
     x = ref.activations(shape, dtype, generator).requires_grad_()
     w = ref.parameter(shape[-1], weight_dtype, generator, 0.0 if gemma else 1.0).requires_grad_()
     dy = ref.activations(shape, dtype, generator)
@@ -343,7 +349,7 @@ def test_rms_norm_gradients(generator, dtype, weight_dtype, shape, gemma):
 
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
 @pytest.mark.parametrize("affine", ["weight and bias", "weight", "none"])
-def test_layer_norm_gradients(generator, dtype, weight_dtype, affine):
+def test_layer_norm_gradients(generator, dtype, weight_dtype, affine, backend):
     x = ref.activations((37, 1031), dtype, generator).requires_grad_()
     w = ref.parameter(1031, weight_dtype, generator) if affine != "none" else None
     b = ref.parameter(1031, weight_dtype, generator, 0.0) if "bias" in affine else None
@@ -356,7 +362,7 @@ def test_layer_norm_gradients(generator, dtype, weight_dtype, affine):
                     want, dtype, 37)
 
 
-def test_gradients_of_strided_input_and_expanded_dy(generator):
+def test_gradients_of_strided_input_and_expanded_dy(generator, backend):
     # x: rows of a wider tensor; dy: y.sum()'s, ones expanded from one value (strides 0, 0).
     wide = ref.activations((37, 1100), torch.float32, generator).requires_grad_()
     x = wide[:, 7:1038]
@@ -504,7 +510,7 @@ class Block(torch.nn.Module):
 
 
 @pytest.mark.parametrize("norm", [lambda d: torch.nn.RMSNorm(d, eps=1e-6), torch.nn.LayerNorm])
-def test_transformer_block_with_normlab_norms(generator, norm):
+def test_transformer_block_with_normlab_norms(generator, norm, backend):
     torch.manual_seed(18)
     theirs = Block(256, 4, norm).cuda()
     with torch.no_grad():  # norms whose parameters matter
@@ -548,7 +554,7 @@ def every_call(x, r, w, b, dy, leaves):
             *gradients]
 
 
-def test_graph_replays_and_compiled_calls_give_the_eager_bits(generator):
+def test_graph_replays_and_compiled_calls_give_the_eager_bits(generator, backend):
     """A CUDA graph captures the same launches an eager call makes (the current stream is the
     capture's, the scratch from its pool), and torch.compile runs the same kernels: replays and
     compiled calls must give the eager calls' bits."""
@@ -579,10 +585,11 @@ def test_graph_replays_and_compiled_calls_give_the_eager_bits(generator):
         assert torch.equal(got, want), "a compiled call differs from the eager one"
 
 
-def test_scratch_hints_are_only_hints(generator):
+def test_scratch_hints_are_only_hints(generator, monkeypatch):
     """A layout that needs scratch (a few wide fp32 rows: chapter 10's, forward and backward)
     passes the remembered amount on later calls; a remembered amount too short is answered as
-    the first call was, never run short."""
+    the first call was, never run short. The ctypes path's hints, which Python can see."""
+    monkeypatch.setattr(nt.ops, "_extension", None)
     library = nt.ops._library
     x = ref.activations((2, 16384), torch.float32, generator)
     w = ref.parameter(16384, torch.float32, generator)
