@@ -41,11 +41,12 @@ Problem problem_of(const Tensors<T, P>& t, bool add, bool centre) {
 }
 // [problem]
 
-// Validates, clears the fields the op does not use, chooses (or takes the forced
-// configuration) and launches.
+// Validates (an RMSNorm bias refused), clears the fields the op does not use, chooses (or takes the
+// forced configuration) and launches.
 template <bool kCentre, bool kAdd, typename T, typename P>
 void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char* config) {
   validate(fn, t, kAdd);
+  refuse_rmsnorm_bias(fn, t, kCentre);
   int forced = -1;
   if (config != nullptr) {
     forced = config_index(config);
@@ -54,7 +55,6 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
   if (t.rows == 0) return;
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
-  if (!kCentre) used.bias = nullptr;
   const Problem p = problem_of(used, kAdd, kCentre);
   const Choice choice = forced >= 0 ? configure(forced, p) : choose(p);
   check_argument(choice.why.rfind("refused:", 0) != 0, fn, "config", choice.why);
