@@ -113,6 +113,24 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       fp32_weights.shape.weight_dtype = DType::f32;
       expect(fp32_weights, kernel.can.fp32_parameters, "fp32 parameters");
     }
+    if (kernel.op != normlab::Op::copy && declares(kernel, DType::f32)) {
+      for (DType narrow : {DType::f16, DType::bf16}) {
+        Case narrow_weights = base;
+        narrow_weights.shape.dtype = DType::f32;
+        narrow_weights.shape.weight_dtype = narrow;
+        expect(narrow_weights, kernel.can.narrow_parameters, "parameters with fp32 tensors");
+      }
+    }
+    if (kernel.op != normlab::Op::copy && !normlab::takes_bias(kernel.op)) {
+      Case bias = base;
+      bias.shape.bias = true;
+      expect(bias, kernel.can.rmsnorm_bias, "no bias with");
+    }
+    if (normlab::is_backward(kernel.op)) {
+      Case other_dy = base;
+      other_dy.shape.dy_dtype = base.shape.dtype == DType::f32 ? DType::bf16 : DType::f32;
+      expect(other_dy, kernel.can.other_dy_dtype, "dy with");
+    }
     if (normlab::is_forward_norm(kernel.op)) {
       Case statistics = base;
       statistics.statistics = true;
