@@ -100,8 +100,8 @@ expect "$normlab" 2 "ch04_rmsnorm_fused_float4 (option '--kernel') refuses" "${g
 expect "$normlab" 2 "(1 + w)" "${gemma[@]}"
 # RMSNorm with a bias, and fp32 x with bf16 parameters: only the general launcher (chapter 07)
 # takes them among the forward kernels; chapter 09's refuses each by name.
-expect "$normlab" 2 "no bias with rmsnorm" "${valid[@]}" --bias --kernel ch09_rmsnorm
-expect "$normlab" 2 "no bf16 parameters with fp32 tensors" --op rmsnorm --rows 4 --cols 64 \
+expect "$normlab" 2 "no bias with rmsnorm" check "${valid[@]}" --bias --kernel ch09_rmsnorm
+expect "$normlab" 2 "no bf16 parameters with fp32 tensors" check --op rmsnorm --rows 4 --cols 64 \
   --weight-dtype bf16 --kernel ch09_rmsnorm
 
 finish "usage printed, every bad option and refused kernel refused by name, briefly, with exit code 2"
