@@ -77,7 +77,7 @@ def _check_parameter(name, parameter, x):
         raise ValueError(f"{name} is on {parameter.device} and x on {x.device}")
     if not _parameter_dtype_ok(parameter.dtype, x.dtype):
         raise TypeError(f"{name} has dtype {parameter.dtype}; with {x.dtype} x it must be "
-                        f"{x.dtype} or float32 (any with float32 x)")
+                        f"{x.dtype} or torch.float32 (any of the three with torch.float32 x)")
     cols = x.shape[-1]
     if tuple(parameter.shape) != (cols,):
         raise ValueError(f"{name} has shape {tuple(parameter.shape)}; x's last dimension needs "
@@ -288,8 +288,8 @@ def _plain(x, *parameters):
     _check_norm passes, judged with the fewest queries of the tensors (each costs the CPU on
     every call of every layer): x non-empty and contiguous in one of normlab's dtypes, each
     parameter absent or a contiguous vector of x's last dimension on x's device, in x's dtype
-    or float32 (any with float32 x), one dtype for all. A call that is not takes the checked path, which names what
-    is wrong or runs the rarer layout."""
+    or float32 (any with float32 x), one dtype for all. A call that is not takes the checked
+    path, which names what is wrong or runs the rarer layout."""
     if x.dtype not in _DTYPES or not x.is_contiguous() or x.dim() == 0 or not x.numel():
         return False
     dtype = None
