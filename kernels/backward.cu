@@ -23,6 +23,7 @@
 // file holds the typed launchers and their argument checks.
 #include "backward.cuh"
 
+#include <algorithm>
 #include <string>
 
 #include "backward_launch.cuh"
@@ -75,15 +76,75 @@ void validate(const char* fn, const Gradients<T, P>& g, Reduction reduction, boo
 }
 // [validate]
 
+// RMSNorm's dbias (a bias is optional there) is the column sums of dy, summed before the row
+// kernel runs; LayerNorm's row kernels sum it with dweight.
 template <bool kCentre, typename T, typename P>
 void run(const char* fn, const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
   validate(fn, g, reduction, kCentre);
-  Gradients<T, P> used = g;
-  if (!kCentre) used.dbias = nullptr;
-  launch<T, P, kCentre>(used, reduction, stream);
+  if (!kCentre && g.dbias != nullptr) sum_dy_columns(g, stream);
+  launch<T, P, kCentre>(g, reduction, stream);
+}
+
+// One thread an element: rows x cols elements, rows stride apart on one side and contiguous on
+// the other. The conversions are to_float (exact) and from_float (rounded to nearest even).
+template <typename S>
+__global__ void widen_rows(const S* from, std::int64_t stride, float* to, std::int64_t rows,
+                           std::int64_t cols) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < rows * cols; i += step)
+    to[i] = to_float(from[i / cols * stride + i % cols]);
+}
+
+template <typename S>
+__global__ void narrow_rows(const float* from, S* to, std::int64_t stride, std::int64_t rows,
+                            std::int64_t cols) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < rows * cols; i += step)
+    to[i / cols * stride + i % cols] = from_float<S>(from[i]);
+}
+
+constexpr unsigned int kConvertThreads = 256;
+
+unsigned int convert_blocks(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t blocks = (rows * cols + kConvertThreads - 1) / kConvertThreads;
+  return static_cast<unsigned int>(std::min<std::int64_t>(blocks, sm_count() * 32));
 }
 
 }  // namespace
+
+void widen(DType dtype, const void* from, std::int64_t stride, float* to, std::int64_t rows,
+           std::int64_t cols, cudaStream_t stream) {
+  if (rows == 0) return;
+  const unsigned int blocks = convert_blocks(rows, cols);
+  if (dtype == DType::f16) {
+    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(static_cast<const __half*>(from), stride, to,
+                                                       rows, cols);
+  } else {
+    check_argument(dtype == DType::bf16, "kernels::backward::widen", "dtype",
+                   "must be fp16 or bf16");
+    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(from),
+                                                       stride, to, rows, cols);
+  }
+  NORMLAB_CHECK_LAUNCH();
+}
+
+void narrow(DType dtype, const float* from, void* to, std::int64_t stride, std::int64_t rows,
+            std::int64_t cols, cudaStream_t stream) {
+  if (rows == 0) return;
+  const unsigned int blocks = convert_blocks(rows, cols);
+  if (dtype == DType::f16) {
+    narrow_rows<<<blocks, kConvertThreads, 0, stream>>>(from, static_cast<__half*>(to), stride,
+                                                        rows, cols);
+  } else {
+    check_argument(dtype == DType::bf16, "kernels::backward::narrow", "dtype",
+                   "must be fp16 or bf16");
+    narrow_rows<<<blocks, kConvertThreads, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to),
+                                                        stride, rows, cols);
+  }
+  NORMLAB_CHECK_LAUNCH();
+}
 
 template <typename T, typename P>
 void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
@@ -95,7 +156,8 @@ void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStrea
   run<true>("kernels::backward::layernorm_backward", g, reduction, stream);
 }
 
-// The dtype pairings the family supports: activations in T, parameters in T or fp32.
+// The dtype pairings the family supports: activations in T, parameters in T or fp32; and fp32
+// activations with fp16 or bf16 parameters.
 template void rmsnorm_backward(const Gradients<float, float>&, Reduction, cudaStream_t);
 template void rmsnorm_backward(const Gradients<__half, __half>&, Reduction, cudaStream_t);
 template void rmsnorm_backward(const Gradients<__half, float>&, Reduction, cudaStream_t);
@@ -108,5 +170,9 @@ template void layernorm_backward(const Gradients<__half, float>&, Reduction, cud
 template void layernorm_backward(const Gradients<__nv_bfloat16, __nv_bfloat16>&, Reduction,
                                  cudaStream_t);
 template void layernorm_backward(const Gradients<__nv_bfloat16, float>&, Reduction, cudaStream_t);
+template void rmsnorm_backward(const Gradients<float, __half>&, Reduction, cudaStream_t);
+template void rmsnorm_backward(const Gradients<float, __nv_bfloat16>&, Reduction, cudaStream_t);
+template void layernorm_backward(const Gradients<float, __half>&, Reduction, cudaStream_t);
+template void layernorm_backward(const Gradients<float, __nv_bfloat16>&, Reduction, cudaStream_t);
 
 }  // namespace normlab::kernels::backward

@@ -13,10 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "normlab/dtype.hpp"
+
 namespace normlab::kernels::backward {
 
 /// The tensors of one backward call. T: x, dy, dresidual, dx (float, __half or __nv_bfloat16);
-/// P: weight, dweight, dbias (T or float). Strides are in elements.
+/// P: weight, dweight, dbias (T or float; with T = float also __half or __nv_bfloat16). Strides
+/// are in elements. (dy in another dtype than x: typed_gradients.hpp widens it.)
 template <typename T, typename P>
 struct Gradients {
   const T* x;
@@ -30,7 +33,7 @@ struct Gradients {
   const P* weight;          ///< null: scale 1
   bool weight_plus_one;     ///< scale by (1 + weight)
   P* dweight;               ///< null: not computed (there is no weight)
-  P* dbias;                 ///< null: not computed (LayerNorm without bias; RMSNorm)
+  P* dbias;                 ///< null: not computed (no bias); RMSNorm's: the sums of dy
   const float* saved_mean;  ///< LayerNorm: the forward's per-row mean
   const float* saved_rstd;  ///< the forward's per-row 1 / sqrt(variance or mean square + eps)
   float* scratch;           ///< scratch_bytes() bytes for the parameter gradients' partial sums
@@ -54,7 +57,8 @@ enum class Reduction {
 /// the blocks sum into, one (RMSNorm) or two (LayerNorm: also dbias) sets of them.
 std::size_t scratch_bytes(Reduction reduction, bool centre, std::int64_t rows, std::int64_t cols);
 
-/// The launchers, for T = P = float and for T = __half or __nv_bfloat16 with P = T or float.
+/// The launchers, for T = P = float, for T = __half or __nv_bfloat16 with P = T or float, and for
+/// T = float with P = __half or __nv_bfloat16 (the weight read exactly as fp32).
 ///
 /// With g = dy * w (or dy * (1 + w)) and x_hat = (x - mean) * rstd (RMSNorm: mean 0):
 /// dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) (+ dresidual), rounded to T once
@@ -65,5 +69,15 @@ template <typename T, typename P>
 void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
 template <typename T, typename P>
 void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
+
+/// @p to = the rows x cols tensor @p from (fp16 or bf16 when @p dtype says so, rows @p stride
+/// apart) as fp32, exactly, its rows contiguous: how a call whose dy is in another dtype than x
+/// reaches the fp32 launchers (typed_gradients.hpp).
+void widen(DType dtype, const void* from, std::int64_t stride, float* to, std::int64_t rows,
+           std::int64_t cols, cudaStream_t stream);
+/// The reverse: contiguous fp32 rows rounded to @p dtype (nearest even, as the launchers round
+/// dx when they store it) into rows @p stride apart.
+void narrow(DType dtype, const float* from, void* to, std::int64_t stride, std::int64_t rows,
+            std::int64_t cols, cudaStream_t stream);
 
 }  // namespace normlab::kernels::backward

@@ -120,7 +120,18 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   const auto kernel = !vectors   ? sum_partials<1, P>
                       : one_wave ? sum_partials<4, P>
                                  : sum_partials<4, P, kSumOneWaveBlocks>;
-  NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, sums, sums_rows, g.cols, g.dweight, dbias));
+  NORMLAB_CHECK(
+      cudaLaunchKernelEx(&config, kernel, sums, sums_rows, g.cols, g.cols, g.dweight, dbias));
+}
+
+// RMSNorm's dbias: the column sums of dy itself, in sum_partials' fixed order (its rows are the
+// partial rows), launched before the row kernel, which may write dx over dy.
+template <typename T, typename P>
+void sum_dy_columns(const Gradients<T, P>& g, cudaStream_t stream) {
+  const auto tiles = static_cast<unsigned int>(sum_tiles<1>(g.cols));
+  sum_partials<1, P, 1, T>
+      <<<tiles, kSumThreads, 0, stream>>>(g.dy, g.rows, g.dy_stride, g.cols, g.dbias, nullptr);
+  NORMLAB_CHECK_LAUNCH();
 }
 
 // [launch]

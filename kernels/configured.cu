@@ -43,27 +43,26 @@ Problem problem_of(const Tensors<T, P>& t, bool add, bool centre) {
 }
 // [problem]
 
-// @p t without the fields the op does not read: the residual's (plain norms) and the bias
-// (RMSNorm).
-template <bool kCentre, bool kAdd, typename T, typename P>
+// @p t without the fields the op does not read: the residual's (plain norms).
+template <bool kAdd, typename T, typename P>
 Tensors<T, P> used_by_op(Tensors<T, P> t) {
   if (!kAdd) t.residual = t.residual_out = nullptr;
-  if (!kCentre) t.bias = nullptr;
   return t;
 }
 
-// Validates, clears the fields the op does not use, chooses (or takes the forced
-// configuration) and launches.
+// Validates (an RMSNorm bias refused), clears the fields the op does not use, chooses (or takes the
+// forced configuration) and launches.
 template <bool kCentre, bool kAdd, typename T, typename P>
 void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char* config) {
   validate(fn, t, kAdd);
+  refuse_rmsnorm_bias(fn, t, kCentre);
   int forced = -1;
   if (config != nullptr) {
     forced = config_index(config);
     check_argument(forced >= 0, fn, "config", std::string("no configuration named ") + config);
   }
   if (t.rows == 0) return;
-  const Tensors<T, P> used = used_by_op<kCentre, kAdd>(t);
+  const Tensors<T, P> used = used_by_op<kAdd>(t);
   const Problem p = problem_of(used, kAdd, kCentre);
   const Choice choice = forced >= 0 ? configure(forced, p) : choose(p);
   check_argument(choice.why.rfind("refused:", 0) != 0, fn, "config", choice.why);
@@ -85,12 +84,13 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
 // a launch of it that takes each call's tensors as they come.
 template <bool kCentre, bool kAdd, typename T, typename P>
 Launcher launcher_for(const Tensors<T, P>& t, int config) {
-  const Tensors<T, P> used = used_by_op<kCentre, kAdd>(t);
+  const Tensors<T, P> used = used_by_op<kAdd>(t);
   const Choice choice = configure(config, problem_of(used, kAdd, kCentre));
   const Kind kind = kConfigs[choice.config].kind;
-  if (!choice.why.empty() || used.rows == 0 || kind == Kind::wide) return {};
+  const bool rmsnorm_bias = !kCentre && t.bias != nullptr;  // refused by the entry's launch
+  if (!choice.why.empty() || used.rows == 0 || kind == Kind::wide || rmsnorm_bias) return {};
   return [choice, kind](const NormCall& call, cudaStream_t stream) {
-    const Tensors<T, P> now = used_by_op<kCentre, kAdd>(tensors_of<T, P>(call));
+    const Tensors<T, P> now = used_by_op<kAdd>(tensors_of<T, P>(call));
     if (kind == Kind::narrow) return launch_narrow<T, P, kCentre, kAdd>(now, choice, stream);
     launch_block<T, P, kCentre, kAdd>(now, choice, stream);
   };

@@ -27,15 +27,14 @@ namespace normlab::kernels {
 
 namespace {
 
-// Validates, then launches with the fields the op does not use cleared: the residual tensors
-// unless it adds, the bias unless it centres.
+// Validates, then launches with the residual tensors cleared unless the op adds. A bias is
+// added whenever it is given, RMSNorm's too (y = x * rstd * w + b).
 template <bool kCentre, bool kAdd, typename T, typename P>
 void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream) {
   validate(fn, t, kAdd);
   if (t.rows == 0) return;
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
-  if (!kCentre) used.bias = nullptr;
   launch<T, P, kCentre, kAdd>(used, stream);
 }
 
@@ -61,7 +60,8 @@ void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream) {
   run<true, true>("kernels::add_layernorm", t, stream);
 }
 
-// The dtype pairings the launcher supports: activations in T, parameters in T or fp32.
+// The dtype pairings the launcher supports: activations in T, parameters in T or fp32; and fp32
+// activations with fp16 or bf16 parameters (only this launcher among the forward families).
 template void rmsnorm(const Tensors<float, float>&, cudaStream_t);
 template void rmsnorm(const Tensors<__half, __half>&, cudaStream_t);
 template void rmsnorm(const Tensors<__half, float>&, cudaStream_t);
@@ -82,5 +82,13 @@ template void add_layernorm(const Tensors<__half, __half>&, cudaStream_t);
 template void add_layernorm(const Tensors<__half, float>&, cudaStream_t);
 template void add_layernorm(const Tensors<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
 template void add_layernorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
+#define NORMLAB_NARROW_PARAMETERS(P)                                 \
+  template void rmsnorm(const Tensors<float, P>&, cudaStream_t);     \
+  template void layernorm(const Tensors<float, P>&, cudaStream_t);   \
+  template void add_rmsnorm(const Tensors<float, P>&, cudaStream_t); \
+  template void add_layernorm(const Tensors<float, P>&, cudaStream_t);
+NORMLAB_NARROW_PARAMETERS(__half)
+NORMLAB_NARROW_PARAMETERS(__nv_bfloat16)
+#undef NORMLAB_NARROW_PARAMETERS
 
 }  // namespace normlab::kernels

@@ -14,7 +14,8 @@
 namespace normlab::kernels {
 
 /// The tensors of one call. T: x, residual, y, residual_out (float, __half or __nv_bfloat16);
-/// P: weight and bias (T or float). Strides are in elements.
+/// P: weight and bias (T or float; the general launcher also __half or __nv_bfloat16 with
+/// T = float). Strides are in elements.
 template <typename T, typename P>
 struct Tensors {
   const T* x;
@@ -26,7 +27,7 @@ struct Tensors {
   T* residual_out;  ///< add + norm only: h = x + residual, rounded to T
   std::int64_t residual_out_stride;
   const P* weight;       ///< null: scale 1
-  const P* bias;         ///< null: shift 0 (LayerNorm only)
+  const P* bias;         ///< null: shift 0 (RMSNorm's only in the general launcher)
   bool weight_plus_one;  ///< scale by (1 + weight)
   float* mean;           ///< null: not written (LayerNorm only)
   float* rstd;           ///< null: not written
@@ -35,7 +36,8 @@ struct Tensors {
   float eps;
 };
 
-/// The launchers, for T = P = float and for T = __half or __nv_bfloat16 with P = T or float.
+/// The launchers, for T = P = float, for T = __half or __nv_bfloat16 with P = T or float, and for
+/// T = float with P = __half or __nv_bfloat16 (read exactly as fp32: the fp32 launch's result).
 ///
 /// Each row may have its own stride and any element-aligned base. Statistics are accumulated
 /// in fp32; the result is computed in fp32 and rounded to T once, when it is stored; for
@@ -44,7 +46,7 @@ struct Tensors {
 /// std::invalid_argument naming the argument before anything is launched when an argument
 /// cannot work; rows = 0 launches nothing. Fields an op does not use are ignored.
 
-/// y = x / sqrt(mean(x^2) + eps) * weight.
+/// y = x / sqrt(mean(x^2) + eps) * weight (+ bias when given).
 template <typename T, typename P>
 void rmsnorm(const Tensors<T, P>& t, cudaStream_t stream);
 /// y = (x - mean) / sqrt(var + eps) * weight + bias.

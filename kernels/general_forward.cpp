@@ -10,7 +10,7 @@
 namespace normlab::kernels {
 
 void forward(const NormCall& call, cudaStream_t stream) {
-  with_typed_tensors("kernels::forward", call, [&](const auto& t) {
+  with_typed_tensors<Pairings::narrow_parameters>("kernels::forward", call, [&](const auto& t) {
     switch (call.op) {
       case Op::rmsnorm:
         return rmsnorm(t, stream);

@@ -22,6 +22,7 @@ using device::from_float;
 using device::from_floats;
 using device::load_chunk;
 using device::store_chunk;
+using device::to_float;
 using device::to_floats;
 using device::Vector;
 
@@ -130,12 +131,16 @@ inline constexpr bool kSm90OrNewer = true;
 // weights with 16-bit rows). A thread owns the same columns in every row, so it loads them once,
 // before its first row, as it keeps their column sums; a missing weight is loaded as a row of no
 // columns (every load predicated off).
+// Parameters narrower than the rows (16-bit with fp32) are never held (kHeldWeight): their
+// unused HeldWeight keeps one part.
 template <typename T, typename P, int kVectors>
 struct HeldWeight {
-  static constexpr int kParts = Vector<T>::kWidth / Vector<P>::kWidth;
+  static constexpr bool kNarrower = Vector<P>::kWidth > Vector<T>::kWidth;
+  static constexpr int kParts = kNarrower ? 1 : Vector<T>::kWidth / Vector<P>::kWidth;
   Vector<P> part[kVectors][kParts];
 
   __device__ void load(const P* weight, std::int64_t cols) {
+    static_assert(!kNarrower, "a weight narrower than the rows is loaded for each row");
     const std::int64_t weight_cols = weight != nullptr ? cols : 0;
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
@@ -151,6 +156,7 @@ struct HeldWeight {
   // Chunk v's scale in fp32: w, 1 + w, or 1 without a weight.
   __device__ void scale(int v, bool has_weight, bool plus_one,
                         float (&out)[Vector<T>::kWidth]) const {
+    static_assert(!kNarrower, "a weight narrower than the rows is loaded for each row");
     constexpr int kPartWidth = Vector<P>::kWidth;
     const float offset = plus_one ? 1.0f : 0.0f;
 #pragma unroll
@@ -507,11 +513,12 @@ __host__ __device__ constexpr std::int64_t sum_tiles(std::int64_t cols) {  // of
   return (cols + kSumGroups * kWidth - 1) / (kSumGroups * kWidth);
 }
 
-template <int kWidth, typename P, int kMinBlocks = 1>
+// S: the partial rows' type, stride apart; RMSNorm's dbias sums the rows of dy itself (a T).
+template <int kWidth, typename P, int kMinBlocks = 1, typename S = float>
 __global__ void __launch_bounds__(kSumThreads, kMinBlocks)
-    sum_partials(const float* partials, std::int64_t count, std::int64_t cols, P* dweight,
-                 P* dbias) {
-  static_assert(kWidth == 1 || kWidth == 4, "a group is one float or one float4");
+    sum_partials(const S* partials, std::int64_t count, std::int64_t stride, std::int64_t cols,
+                 P* dweight, P* dbias) {
+  static_assert(kWidth == 1 || (kWidth == 4 && std::is_same_v<S, float>), "float or float4");
   __shared__ float4 slices[kSumSlices][kSumGroups];
   __shared__ float4 runs[kSumRuns][kSumGroups];
   auto add = [](float4 a, float4 b) {
@@ -524,7 +531,7 @@ __global__ void __launch_bounds__(kSumThreads, kMinBlocks)
   const bool bias = blockIdx.x >= tiles;
   P* out = bias ? dbias : dweight;
   if (out == nullptr) return;  // the whole block: no gradient of this tensor
-  const float* rows = partials + (bias ? count * cols : 0);
+  const S* rows = partials + (bias ? count * stride : 0);
   const std::int64_t tile = bias ? blockIdx.x - tiles : blockIdx.x;
   const int group = static_cast<int>(threadIdx.x) % kSumGroups;
   const int slice = static_cast<int>(threadIdx.x) / kSumGroups;
@@ -534,9 +541,9 @@ __global__ void __launch_bounds__(kSumThreads, kMinBlocks)
 #pragma unroll 4
     for (std::int64_t p = slice; p < count; p += kSumSlices) {
       if constexpr (kWidth == 4) {
-        sum = add(sum, *reinterpret_cast<const float4*>(rows + p * cols + col));
+        sum = add(sum, *reinterpret_cast<const float4*>(rows + p * stride + col));
       } else {
-        sum.x += rows[p * cols + col];
+        sum.x += to_float(rows[p * stride + col]);
       }
     }
   }

@@ -23,19 +23,49 @@ using device::to_float;
 using device::to_floats;
 using device::Vector;
 
+// kWidth parameters of a narrower type than the activations' (fp16 or bf16 with an fp32 row):
+// half a 16-byte vector, in one 8-byte load where the chunk lies inside the row and @p aligned
+// (the parameters' chunks are on the 16-byte grid of their own elements, so each half-vector is on
+// an 8-byte boundary), else element by element; outside the row 0.
+template <bool kAligned, int kWidth, typename P>
+__device__ void load_narrow_parameters(const P* parameters, std::int64_t first, std::int64_t cols,
+                                       bool aligned, float (&out)[kWidth]) {
+  struct alignas(kWidth * sizeof(P)) Part {
+    P element[kWidth];
+  };
+  Part part;
+  if (kAligned ? first < cols : aligned && first >= 0 && first + kWidth <= cols) {
+    part = *reinterpret_cast<const Part*>(parameters + first);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const std::int64_t col = first + j;
+      part.element[j] = !kAligned && col >= 0 && col < cols ? parameters[col] : from_float<P>(0.0f);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j)
+    out[j] = to_float(part.element[j]);
+}
+
 // kWidth weights or biases from element first on, as fp32: one vector when P is the
-// activation type, two when fp32 parameters go with a 16-bit tensor.
+// activation type, two when fp32 parameters go with a 16-bit tensor, half of one when 16-bit
+// parameters go with an fp32 tensor.
 template <bool kAligned, int kWidth, typename P>
 __device__ void load_parameters(const P* parameters, std::int64_t first, std::int64_t cols,
                                 bool aligned, float (&out)[kWidth]) {
   constexpr int kPerVector = Vector<P>::kWidth;
+  if constexpr (kPerVector > kWidth) {
+    load_narrow_parameters<kAligned>(parameters, first, cols, aligned, out);
+  } else {
 #pragma unroll
-  for (int i = 0; i < kWidth; i += kPerVector) {
-    float part[kPerVector];
-    to_floats(load_chunk<kAligned>(parameters, first + i, cols, aligned), part);
+    for (int i = 0; i < kWidth; i += kPerVector) {
+      float part[kPerVector];
+      to_floats(load_chunk<kAligned>(parameters, first + i, cols, aligned), part);
 #pragma unroll
-    for (int j = 0; j < kPerVector; ++j)
-      out[i + j] = part[j];
+      for (int j = 0; j < kPerVector; ++j)
+        out[i + j] = part[j];
+    }
   }
 }
 // The first element of chunk c: chunks start on the 16-byte grid, lead elements before the row.

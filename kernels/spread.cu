@@ -90,16 +90,16 @@ Choice forced_choice(const char* fn, Path path, std::int64_t chunks, bool aligne
   throw std::logic_error("ch10: unknown path");
 }
 
-// Validates, clears the fields the op does not use, chooses (or takes the forced path) and
-// launches.
+// Validates (an RMSNorm bias refused), clears the fields the op does not use, chooses (or takes the
+// forced path) and launches.
 template <bool kCentre, bool kAdd, typename T, typename P>
 void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
          const Path* path) {
   validate(fn, t, kAdd);
+  refuse_rmsnorm_bias(fn, t, kCentre);
   if (t.rows == 0) return;
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
-  if (!kCentre) used.bias = nullptr;
   const bool aligned = vectors_aligned(used);
   const std::int64_t chunks = most_chunks(used.x, used.x_stride, used.cols, sizeof(T));
   Gpu gpu = current_gpu();

@@ -45,19 +45,43 @@ inline Capabilities every_tensor() {
           .writes_statistics = true};
 }
 
-/// Checks that @p call's parameters are in its dtype or fp32, then calls
+/// What the general launcher itself takes besides: fp16 and bf16 parameters with fp32 tensors
+/// (its instances of those pairings), and RMSNorm with a bias (normalise_and_store adds one
+/// whenever it is given; the other families are not instantiated for the pairings, and their
+/// launchers refuse an RMSNorm bias).
+inline Capabilities general_tensors() {
+  Capabilities can = every_tensor();
+  can.narrow_parameters = true;
+  can.rmsnorm_bias = true;
+  return can;
+}
+
+/// Which dtype pairings a launcher is instantiated for: activations with parameters in their
+/// dtype or fp32 (every family), and also fp32 activations with fp16 or bf16 parameters (the
+/// general launcher and the backward family).
+enum class Pairings { usual, narrow_parameters };
+
+/// Checks that @p call's parameters are in a pairing of @p kPairings, then calls
 /// @p visit.template operator()<T, P>() with the pairing's element types (T the activations',
 /// P the parameters'). Shared by every launcher that maps a NormCall to typed tensors.
-template <typename Visit>
+template <Pairings kPairings = Pairings::usual, typename Visit>
 void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
-  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32, fn,
-                 "weight_dtype", [&] {
-                   return std::string("must be the input dtype or fp32 (got ") +
+  constexpr bool kNarrow = kPairings == Pairings::narrow_parameters;
+  check_argument(call.weight_dtype == call.dtype || call.weight_dtype == DType::f32 ||
+                     (kNarrow && call.dtype == DType::f32),
+                 fn, "weight_dtype", [&] {
+                   return std::string("must be the input dtype or fp32") +
+                          (kNarrow ? ", or any with fp32 inputs" : "") + " (got " +
                           name_of(call.weight_dtype) + " with " + name_of(call.dtype) + " inputs)";
                  });
   const bool fp32_parameters = call.weight_dtype == DType::f32;
   switch (call.dtype) {
     case DType::f32:
+      if constexpr (kNarrow) {
+        if (call.weight_dtype == DType::f16) return visit.template operator()<float, __half>();
+        if (call.weight_dtype == DType::bf16)
+          return visit.template operator()<float, __nv_bfloat16>();
+      }
       return visit.template operator()<float, float>();
     case DType::f16:
       return fp32_parameters ? visit.template operator()<__half, float>()
@@ -69,14 +93,15 @@ void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
 }
 
 /// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
-/// parameters in its dtype or fp32, then calls @p launch with its Tensors<T, P>.
-template <typename Launch>
+/// parameters in a pairing of @p kPairings, then calls @p launch with its Tensors<T, P>.
+template <Pairings kPairings = Pairings::usual, typename Launch>
 void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
   check_argument(is_forward_norm(call.op), fn, "op", [&] {
     return std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
            name_of(call.op) + ")";
   });
-  with_dtype_pair(fn, call, [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
+  with_dtype_pair<kPairings>(fn, call,
+                             [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
 }
 
 }  // namespace normlab::kernels

@@ -5,6 +5,8 @@
 /// tests.
 #pragma once
 
+#include <cstddef>
+
 #include "backward.cuh"
 #include "normlab/kernel.hpp"
 
@@ -33,10 +35,19 @@ Gradients<T, P> gradients_of(const NormCall& call) {
           .cols = call.cols};
 }
 
+/// Scratch bytes a call of @p shape needs: the reduction's (scratch_bytes of backward.cuh), and
+/// when dy is in another dtype than x, after them on a 256-byte boundary, the fp32 copies run()
+/// makes (dy's when it is 16-bit; x's, dresidual's and dx's when x is).
+std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape);
+
 /// Runs @p call (op rmsnorm_backward or layernorm_backward) with @p reduction on @p stream through
 /// the typed launcher of its op and dtypes (backward.cuh): activations in call.dtype, parameters
-/// and their gradients in call.dtype or fp32. Throws std::invalid_argument naming the argument
-/// before anything is launched when an argument cannot work.
+/// and their gradients in call.dtype or fp32, or any of them with fp32 activations. A dy in
+/// another dtype (call.dy_dtype) is read exactly: every 16-bit tensor of x, dy and dresidual is
+/// widened to fp32 in the scratch, the fp32 launcher runs, and dx, computed in fp32, is rounded to
+/// x's dtype once, as the launchers of that dtype round it (never dy to a narrower dtype). Throws
+/// std::invalid_argument naming the argument before anything is launched when an argument cannot
+/// work.
 void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
 
 }  // namespace normlab::kernels::backward

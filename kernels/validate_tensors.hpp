@@ -6,6 +6,7 @@
 
 #include "general.cuh"
 #include "normlab/arguments.hpp"
+#include "normlab/check.hpp"
 
 namespace normlab::kernels {
 
@@ -31,5 +32,13 @@ inline void validate(const char* fn, const Tensors<T, P>& t, bool add) {
   validate_alignment(fn, "bias", t.bias, 0, sizeof(P), sizeof(P));
 }
 // [validate]
+
+// The launchers of the families that do not take RMSNorm with a bias (their entries declare none:
+// Capabilities::rmsnorm_bias) refuse one by name rather than drop it.
+template <typename T, typename P>
+inline void refuse_rmsnorm_bias(const char* fn, const Tensors<T, P>& t, bool centre) {
+  check_argument(centre || t.bias == nullptr, fn, "bias",
+                 "RMSNorm with a bias runs in the general launcher (kernels::rmsnorm), not here");
+}
 
 }  // namespace normlab::kernels

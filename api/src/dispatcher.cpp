@@ -54,7 +54,8 @@ Facts facts_of(const NormCall& call, int compute_capability) {
                                .dtype = call.dtype,
                                .weight_dtype = call.weight_dtype,
                                .weight = call.weight != nullptr,
-                               .bias = false},
+                               .bias = false,
+                               .dy_dtype = is_backward(call.op) ? call.dy_dtype : std::nullopt},
                      .weight_plus_one = call.weight_plus_one,
                      .compute_capability = compute_capability};
   bool parameters_aligned = true;
@@ -231,8 +232,13 @@ const KernelEntry* kernel_of(std::span<const KernelEntry> kernels, Op op, int ch
 
 std::string describe(const Requirements& needs) {
   const Shape& s = needs.shape;
-  return std::string(name_of(needs.op)) + " " + name_of(s.dtype) + " " + std::to_string(s.rows) +
-         "x" + std::to_string(s.cols);
+  std::string text = std::string(name_of(needs.op)) + " " + name_of(s.dtype) + " " +
+                     std::to_string(s.rows) + "x" + std::to_string(s.cols);
+  if (s.weight_dtype != s.dtype)
+    text += std::string(" with ") + name_of(s.weight_dtype) + " parameters";
+  if (s.bias && !takes_bias(needs.op)) text += " with a bias";
+  if (dy_dtype_of(s) != s.dtype) text += std::string(" with ") + name_of(dy_dtype_of(s)) + " dy";
+  return text;
 }
 
 // Chapter 09's configuration when its dispatcher entry runs the call; else the kernel's summary.

@@ -34,6 +34,7 @@ class PlanKey {
     put(static_cast<std::int64_t>(call.op));
     put(static_cast<std::int64_t>(call.dtype));
     put(static_cast<std::int64_t>(call.weight_dtype));
+    put(call.dy_dtype ? static_cast<std::int64_t>(*call.dy_dtype) : -1);
     put(call.weight_plus_one);
     put(call.rows);
     put(call.cols);

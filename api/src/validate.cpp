@@ -40,12 +40,15 @@ void validate_types(const NormCall& call) {
                  "must be rmsnorm, layernorm, add_rmsnorm, add_layernorm, rmsnorm_backward or "
                  "layernorm_backward");
   check_argument(is_dtype(call.dtype), kFunction, "dtype", "must be fp32, fp16 or bf16");
-  check_argument(is_dtype(call.weight_dtype) &&
-                     (call.weight_dtype == call.dtype || call.weight_dtype == DType::f32),
-                 kFunction, "weight_dtype", [&] {
-                   return std::string("must be the activations' dtype (") + name_of(call.dtype) +
-                          ") or fp32";
-                 });
+  // Parameters as wide as the activations or wider, or any with fp32 activations.
+  check_argument(
+      is_dtype(call.weight_dtype) && (call.weight_dtype == call.dtype ||
+                                      call.weight_dtype == DType::f32 || call.dtype == DType::f32),
+      kFunction, "weight_dtype", [&] {
+        return std::string("must be the activations' dtype (") + name_of(call.dtype) + ") or fp32";
+      });
+  check_argument(!is_backward(call.op) || !call.dy_dtype || is_dtype(*call.dy_dtype), kFunction,
+                 "dy_dtype", "must be fp32, fp16 or bf16");
 }
 
 // A tensor the call gives: non-null where it must hold something, rows no closer than cols,

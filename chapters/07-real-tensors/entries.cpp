@@ -11,11 +11,12 @@
 namespace normlab::ch07 {
 
 std::vector<KernelEntry> entries() {
-  // Every op: fp32, fp16 and bf16 tensors with parameters in their dtype or fp32; weight and
-  // bias optional; (1 + w) (normalise_and_store adds the offset when a weight is given); any
-  // strides and element alignment (chunks follow memory's 16-byte grid, alignment 0); any width
-  // (rows too wide for registers are streamed) and any number of rows (blocks loop over rows);
-  // mean and rstd written. In place (y over x, or residual_out over residual): no pointer is
+  // Every op: fp32, fp16 and bf16 tensors with parameters in their dtype or fp32, and fp32
+  // tensors with fp16 or bf16 parameters; weight and bias optional, RMSNorm's bias too; (1 + w)
+  // (normalise_and_store adds the offset when a weight is given); any strides and element alignment
+  // (chunks follow memory's 16-byte grid, alignment 0); any width (rows too wide for registers are
+  // streamed) and any number of rows (blocks loop over rows); mean and rstd written. In place (y
+  // over x, or residual_out over residual): no pointer is
   // __restrict__; in the register kernels every load of a row comes before the block's
   // reductions and every store after them; in the streaming kernel every pass hands chunk c to
   // the same thread, which reads it (from x, or from the stored h) before it overwrites it.
@@ -35,7 +36,7 @@ std::vector<KernelEntry> entries() {
                        .chapter = 7,
                        .summary = op.summary,
                        .op = op.op,
-                       .can = kernels::every_tensor(),
+                       .can = kernels::general_tensors(),
                        .launch = kernels::forward,
                        .default_for_op = true});
   }

@@ -15,7 +15,9 @@ using kernels::backward::Reduction;
 
 std::vector<KernelEntry> entries() {
   // Both ops, both reductions: fp32, fp16 and bf16 activations with parameters (and their
-  // gradients) in the activation dtype or fp32; weight and bias optional; (1 + w); any strides
+  // gradients) in the activation dtype or fp32, or fp16 and bf16 with fp32 activations; dy in any
+  // dtype (widened, never rounded: typed_gradients.hpp); weight and bias optional, RMSNorm's bias
+  // too (dbias the column sums of dy); (1 + w); any strides
   // and element alignment (misaligned rows move element by element); rows up to 12288 columns
   // for RMSNorm, 8192 for LayerNorm (x, dy and the column sums live in registers; wider rows
   // are refused by name); any number
@@ -47,6 +49,9 @@ std::vector<KernelEntry> entries() {
                        .op = k.op,
                        .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
                                .fp32_parameters = true,
+                               .narrow_parameters = true,
+                               .rmsnorm_bias = !centre,
+                               .other_dy_dtype = true,
                                .optional_parameters = true,
                                .weight_plus_one = true,
                                .in_place = true,
@@ -59,8 +64,7 @@ std::vector<KernelEntry> entries() {
                            },
                        .scratch_bytes =
                            [reduction, centre](const Shape& s) {
-                             return kernels::backward::scratch_bytes(reduction, centre, s.rows,
-                                                                     s.cols);
+                             return kernels::backward::scratch_bytes(reduction, centre, s);
                            },
                        .default_for_op = reduction == Reduction::deterministic});
   }

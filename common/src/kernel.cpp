@@ -31,13 +31,23 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
     dtype_ok = dtype_ok || d == s.dtype;
   if (!dtype_ok) return std::string("no ") + name_of(s.dtype) + " tensors";
   if (op != Op::copy) {
-    if (s.weight_dtype != s.dtype && !(can.fp32_parameters && s.weight_dtype == DType::f32))
+    const bool fp32_parameters = s.weight_dtype == DType::f32 && can.fp32_parameters;
+    const bool narrow_parameters = s.dtype == DType::f32 && can.narrow_parameters;
+    if (s.weight_dtype != s.dtype && !fp32_parameters && !narrow_parameters)
       return std::string("no ") + name_of(s.weight_dtype) + " parameters with " + name_of(s.dtype) +
              " tensors";
     if (!can.optional_parameters && (!s.weight || (takes_bias(op) && !s.bias)))
       return "needs a weight" + std::string(takes_bias(op) ? " and a bias" : "");
   }
-  if (s.bias && !takes_bias(op)) return std::string(name_of(op)) + " has no bias";
+  if (s.bias && !may_take_bias(op)) return std::string(name_of(op)) + " has no bias";
+  if (s.bias && !takes_bias(op) && !can.rmsnorm_bias)
+    return std::string("no bias with ") + name_of(op);
+  const DType dy = dy_dtype_of(s);
+  if (is_backward(op) && dy != s.dtype) {
+    if (!can.other_dy_dtype)
+      return std::string("no ") + name_of(dy) + " dy with " + name_of(s.dtype) + " x";
+    if (needs.in_place) return "dx over dy only when dy is in x's dtype";
+  }
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
   if (can.max_row_bytes != 0 &&

@@ -18,16 +18,19 @@ using enum Tensor;
 constexpr Role kIn = Role::input, kOut = Role::output, kStat = Role::statistic,
                kGrad = Role::gradient;
 constexpr Extent kMatrix = Extent::matrix, kVector = Extent::row_vector, kRow = Extent::per_row;
-constexpr Element kAct = Element::activation, kParam = Element::parameter, kF32 = Element::fp32;
+constexpr Element kAct = Element::activation, kParam = Element::parameter, kF32 = Element::fp32,
+                  kIncoming = Element::incoming;
 
 // [op_tables]
 constexpr TensorSpec kCopy[] = {
     {x, kIn, kMatrix, kAct},
     {y, kOut, kMatrix, kAct, Presence::always, x},
 };
+// RMSNorm's bias: PyTorch-style modules with one, y = x * rstd * w + b.
 constexpr TensorSpec kRmsnorm[] = {
     {x, kIn, kMatrix, kAct},
     {weight, kIn, kVector, kParam, Presence::weight},
+    {bias, kIn, kVector, kParam, Presence::bias},
     {y, kOut, kMatrix, kAct, Presence::always, x},
     {rstd, kStat, kRow, kF32, Presence::statistics},
 };
@@ -43,6 +46,7 @@ constexpr TensorSpec kAddRmsnorm[] = {
     {x, kIn, kMatrix, kAct},
     {residual, kIn, kMatrix, kAct},
     {weight, kIn, kVector, kParam, Presence::weight},
+    {bias, kIn, kVector, kParam, Presence::bias},
     {y, kOut, kMatrix, kAct},
     {residual_out, kOut, kMatrix, kAct, Presence::always, residual},
     {rstd, kStat, kRow, kF32, Presence::statistics},
@@ -62,16 +66,17 @@ constexpr TensorSpec kAddLayernorm[] = {
 constexpr TensorSpec kRmsnormBackward[] = {
     {x, kIn, kMatrix, kAct},
     {weight, kIn, kVector, kParam, Presence::weight},
-    {dy, kIn, kMatrix, kAct},
+    {dy, kIn, kMatrix, kIncoming},
     {dresidual, kIn, kMatrix, kAct, Presence::residual_gradient},
     {saved_rstd, kIn, kRow, kF32},
     {dx, kOut, kMatrix, kAct, Presence::always, dy},
     {dweight, kGrad, kVector, kParam, Presence::weight},
+    {dbias, kGrad, kVector, kParam, Presence::bias},
 };
 constexpr TensorSpec kLayernormBackward[] = {
     {x, kIn, kMatrix, kAct},
     {weight, kIn, kVector, kParam, Presence::weight},
-    {dy, kIn, kMatrix, kAct},
+    {dy, kIn, kMatrix, kIncoming},
     {dresidual, kIn, kMatrix, kAct, Presence::residual_gradient},
     {saved_mean, kIn, kRow, kF32},
     {saved_rstd, kIn, kRow, kF32},
@@ -299,6 +304,8 @@ DType dtype_of(const TensorSpec& spec, const Case& c) {
       return c.shape.dtype;
     case Element::parameter:
       return c.shape.weight_dtype;
+    case Element::incoming:
+      return dy_dtype_of(c.shape);
     case Element::fp32:
       break;
   }

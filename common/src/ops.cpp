@@ -28,6 +28,14 @@ bool takes_bias(Op op) {
   return is_layernorm(op) || op == Op::layernorm_backward;
 }
 
+bool may_take_bias(Op op) {
+  return op != Op::copy;
+}
+
+DType dy_dtype_of(const Shape& shape) {
+  return shape.dy_dtype.value_or(shape.dtype);
+}
+
 namespace {
 constexpr Op kOps[] = {
     Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,
@@ -69,7 +77,9 @@ double bytes_moved(Op op, const Shape& s) {
                             static_cast<double>(size_of(s.dtype));
   const double parameter =
       static_cast<double>(s.cols) * static_cast<double>(size_of(s.weight_dtype));
-  const double statistic = static_cast<double>(s.rows) * 4.0;  // one fp32 per row
+  const double incoming = static_cast<double>(s.rows) * static_cast<double>(s.cols) *
+                          static_cast<double>(size_of(dy_dtype_of(s)));  // dy
+  const double statistic = static_cast<double>(s.rows) * 4.0;            // one fp32 per row
   const double parameters = (s.weight ? parameter : 0.0) + (s.bias ? parameter : 0.0);
   switch (op) {
     case Op::copy:
@@ -82,9 +92,9 @@ double bytes_moved(Op op, const Shape& s) {
       return 4 * activation + parameters;
     // read x, dy; write dx; read the parameters, write their gradients; read the statistics
     case Op::rmsnorm_backward:
-      return 3 * activation + 2 * parameters + statistic;
+      return 2 * activation + incoming + 2 * parameters + statistic;
     case Op::layernorm_backward:
-      return 3 * activation + 2 * parameters + 2 * statistic;
+      return 2 * activation + incoming + 2 * parameters + 2 * statistic;
   }
   return 0.0;
 }

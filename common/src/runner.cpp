@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "normlab/runner.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -62,8 +63,11 @@ Workspace::Workspace(const Case& c) : state_(std::make_unique<State>()) {
 Workspace::~Workspace() = default;
 
 Requirements requirements_of(const Case& c) {
-  const auto element = static_cast<std::uint64_t>(size_of(c.shape.dtype));
-  // Every activation is placed misalign elements past a cudaMalloc'd (256-byte) address.
+  // Every activation is placed misalign elements past a cudaMalloc'd (256-byte) address; dy's
+  // elements may be wider or narrower than the others' (Shape::dy_dtype).
+  const auto element = static_cast<std::uint64_t>(
+      std::min(size_of(c.shape.dtype),
+               is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype)));
   return {
       .op = c.op,
       .shape = c.shape,
@@ -90,6 +94,7 @@ NormCall Workspace::State::call_for(void* scratch, std::size_t scratch_bytes) {
   call.op = c.op;
   call.dtype = c.shape.dtype;
   call.weight_dtype = c.shape.weight_dtype;
+  if (is_backward(c.op)) call.dy_dtype = c.shape.dy_dtype;
   call.rows = c.shape.rows;
   call.cols = c.shape.cols;
   call.eps = c.eps;
@@ -211,6 +216,7 @@ std::string Case::describe() const {
   std::ostringstream out;
   out << name_of(op) << " " << name_of(shape.dtype) << " " << shape.rows << "x" << shape.cols;
   if (shape.weight_dtype != shape.dtype) out << " weight=" << name_of(shape.weight_dtype);
+  if (dy_dtype_of(shape) != shape.dtype) out << " dy=" << name_of(dy_dtype_of(shape));
   if (!shape.weight) out << " no-weight";
   if (shape.bias) out << " bias";
   out << " " << name_of(input.distribution) << "(mean " << input.mean << ", scale " << input.scale

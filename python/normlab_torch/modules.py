@@ -23,11 +23,12 @@ def _trailing(normalized_shape):
 
 class RMSNorm(torch.nn.Module):
     """torch.nn.RMSNorm by normlab, over its normalized_shape (the last dimension, or several);
-    gemma=True scales by (1 + weight) (then initialised to 0). eps=None means
+    gemma=True scales by (1 + weight) (then initialised to 0); bias=True adds a bias
+    (initialised to 0), as PyTorch-style RMSNorm modules with one do. eps=None means
     torch.finfo(x.dtype).eps, as in torch.nn.RMSNorm."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, gemma=False,
-                 device=None, dtype=None):
+                 device=None, dtype=None, bias=False):
         super().__init__()
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
@@ -37,6 +38,10 @@ class RMSNorm(torch.nn.Module):
             self.weight = _parameter(self.normalized_shape, 0.0 if gemma else 1.0, device, dtype)
         else:
             self.register_parameter("weight", None)
+        if elementwise_affine and bias:
+            self.bias = _parameter(self.normalized_shape, 0.0, device, dtype)
+        else:
+            self.register_parameter("bias", None)
 
     @classmethod
     def from_torch(cls, module):
@@ -49,12 +54,13 @@ class RMSNorm(torch.nn.Module):
 
     def forward(self, x):
         eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        return ops.rms_norm(x, self.weight, eps, self.gemma,
+        return ops.rms_norm(x, self.weight, eps, self.gemma, bias=self.bias,
                             normalized_shape=_trailing(self.normalized_shape))
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, gemma={self.gemma}")
+                f"elementwise_affine={self.elementwise_affine}, gemma={self.gemma}, "
+                f"bias={self.bias is not None}")
 
 
 class LayerNorm(torch.nn.Module):

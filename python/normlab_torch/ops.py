@@ -8,7 +8,8 @@ torch.compile(fullgraph=True) traces it; rms_norm and layer_norm have autograd t
 extra outputs (rstd, and mean for LayerNorm); the functions of this module return y alone.
 
 Checks happen before anything is launched and name the argument: dtypes (float32, float16,
-bfloat16 activations; parameters in that dtype or float32), devices, shapes, eps, and layouts
+bfloat16 activations; parameters in that dtype or float32, or any of them with float32
+activations; an incoming gradient dy in any of them), devices, shapes, eps, and layouts
 (rows one stride apart with a unit inner stride). What the dispatcher then refuses is a
 ValueError carrying its message.
 
@@ -88,9 +89,10 @@ def extension_error():
 # ---------------------------------------------------------------- checks (metadata only)
 
 
-def _check_activation(name, tensor, x=None):
+def _check_activation(name, tensor, x=None, any_dtype=False):
     """A float tensor of at least one dimension on a CUDA device (meta too: shapes only); with
-    @p x given, on x's device with x's dtype and shape."""
+    @p x given, on x's device with x's shape, and x's dtype unless @p any_dtype (dy: read
+    exactly in whichever dtype it comes, as under autocast)."""
     if tensor.dtype not in _DTYPES:
         raise TypeError(f"{name} has dtype {tensor.dtype}; normlab takes float32, float16 or "
                         "bfloat16")
@@ -103,22 +105,29 @@ def _check_activation(name, tensor, x=None):
         return
     if tensor.device != x.device:
         raise ValueError(f"{name} is on {tensor.device} and x on {x.device}")
-    if tensor.dtype != x.dtype:
+    if tensor.dtype != x.dtype and not any_dtype:
         raise TypeError(f"{name} has dtype {tensor.dtype} and x {x.dtype}; they must match")
     if tensor.shape != x.shape:
         raise ValueError(f"{name} has shape {tuple(tensor.shape)} and x {tuple(x.shape)}; "
                          "they must match")
 
 
+def _parameter_dtype_ok(dtype, x_dtype):
+    """Parameters as wide as x or wider: x's dtype or float32, or any of normlab's with float32
+    x (read exactly as float32)."""
+    return dtype in (x_dtype, torch.float32) or (x_dtype is torch.float32 and dtype in _DTYPES)
+
+
 def _check_parameter(name, parameter, x):
-    """None, or one contiguous value per column of x in x's dtype or float32, on x's device."""
+    """None, or one contiguous value per column of x in a dtype _parameter_dtype_ok takes, on
+    x's device."""
     if parameter is None:
         return
     if parameter.device != x.device:
         raise ValueError(f"{name} is on {parameter.device} and x on {x.device}")
-    if parameter.dtype not in (x.dtype, torch.float32):
+    if not _parameter_dtype_ok(parameter.dtype, x.dtype):
         raise TypeError(f"{name} has dtype {parameter.dtype}; with {x.dtype} x it must be "
-                        f"{x.dtype} or float32")
+                        f"{x.dtype} or torch.float32 (any of the three with torch.float32 x)")
     cols = x.shape[-1]
     if tuple(parameter.shape) != (cols,):
         raise ValueError(f"{name} has shape {tuple(parameter.shape)}; x's last dimension needs "
@@ -259,6 +268,9 @@ def _run(op, eps, gemma=False, **tensors):
         x, *(tensors.get(name) for name in ("weight", "bias", "dweight", "dbias")))
     call = capi.NormlabCall(op, _DTYPES[x.dtype], _DTYPES[parameter_dtype], gemma,
                             x.numel() // cols, cols, eps)
+    dy = tensors.get("dy")
+    if dy is not None and dy.dtype != x.dtype:
+        call.dy_dtype_given, call.dy_dtype = 1, _DTYPES[dy.dtype]
     for field, tensor in tensors.items():
         if tensor is None:
             continue
@@ -309,6 +321,15 @@ def _zero_without_rows(*gradients):
         gradient.zero_()
 
 
+def _backward_outputs(dy, x, weight, bias):
+    """dx (x's dtype and shape) and the parameters' gradients (theirs, empty for absent ones)
+    of a backward call whose dy, in any of normlab's dtypes, is checked against x."""
+    _check_activation("dy", dy, x, any_dtype=True)
+    parameter_dtype = _parameter_dtype(x, weight, bias)
+    return (_like_rows(x), _parameter_gradient(weight, parameter_dtype, x),
+            _parameter_gradient(bias, parameter_dtype, x))
+
+
 # ---------------------------------------------------------------- the common eager call
 
 
@@ -317,8 +338,8 @@ def _plain(x, *parameters):
     _check_norm passes, judged with the fewest queries of the tensors (each costs the CPU on
     every call of every layer): x non-empty and contiguous in one of normlab's dtypes, each
     parameter absent or a contiguous vector of x's last dimension on x's device, in x's dtype
-    or float32, one dtype for all. A call that is not takes the checked path, which names what
-    is wrong or runs the rarer layout."""
+    or float32 (any with float32 x), one dtype for all. A call that is not takes the checked
+    path, which names what is wrong or runs the rarer layout."""
     if x.dtype not in _DTYPES or not x.is_contiguous() or x.dim() == 0 or not x.numel():
         return False
     dtype = None
@@ -327,7 +348,7 @@ def _plain(x, *parameters):
             continue
         if dtype is None:
             dtype = parameter.dtype
-            if dtype is not x.dtype and dtype is not torch.float32:
+            if not _parameter_dtype_ok(dtype, x.dtype):
                 return False
         if (parameter.dtype is not dtype or parameter.get_device() != x.get_device()
                 or parameter.dim() != 1 or parameter.shape[0] != x.shape[-1]
@@ -401,68 +422,72 @@ def _over_trailing(norm, x, normalized_shape, out, **parameters):
 # ---------------------------------------------------------------- RMSNorm
 
 
-def _rms_norm_outputs(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool):
-    _check_norm(x, weight, None, eps, gemma)
+def _rms_norm_outputs(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                      gemma: bool):
+    _check_norm(x, weight, bias, eps, gemma)
     return _like_rows(x), _per_row(x)
 
 
-def _rms_norm_body(x, weight, eps, gemma):
-    """y = x / sqrt(mean(x^2) + eps) * w (* (1 + w) with gemma), and rstd per row."""
-    y, rstd = _rms_norm_outputs(x, weight, eps, gemma)
+def _rms_norm_body(x, weight, bias, eps, gemma):
+    """y = x / sqrt(mean(x^2) + eps) * w (* (1 + w) with gemma) + b, and rstd per row."""
+    y, rstd = _rms_norm_outputs(x, weight, bias, eps, gemma)
     if x.numel():
-        _run(capi.OP_RMSNORM, eps, gemma, x=x, y=y, weight=weight, rstd=rstd)
+        _run(capi.OP_RMSNORM, eps, gemma, x=x, y=y, weight=weight, bias=bias, rstd=rstd)
     return y, rstd
 
 
 @torch.library.custom_op("normlab::rms_norm", mutates_args=())
-def _rms_norm(x: Tensor, weight: Optional[Tensor], eps: float,
+def _rms_norm(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
               gemma: bool) -> tuple[Tensor, Tensor]:
     """The op: _rms_norm_body, through PyTorch's dispatch."""
-    return _rms_norm_body(x, weight, eps, gemma)
+    return _rms_norm_body(x, weight, bias, eps, gemma)
 
 
 _rms_norm.register_fake(_rms_norm_outputs)
 
 
-def _rms_norm_backward_outputs(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Tensor,
-                               gemma: bool):
-    _check_activation("dy", dy, x)
-    return _like_rows(x), _parameter_gradient(weight, _parameter_dtype(x, weight), x)
+def _rms_norm_backward_outputs(dy: Tensor, x: Tensor, weight: Optional[Tensor],
+                               bias: Optional[Tensor], rstd: Tensor, gemma: bool):
+    return _backward_outputs(dy, x, weight, bias)
 
 
-def _rms_norm_backward_body(dy, x, weight, rstd, gemma):
-    """dx and dweight (empty without a weight) from dy, x, weight and the forward's rstd."""
-    dx, dweight = _rms_norm_backward_outputs(dy, x, weight, rstd, gemma)
+def _rms_norm_backward_body(dy, x, weight, bias, rstd, gemma):
+    """dx, dweight and dbias (each empty without its parameter) from dy, x, weight and the
+    forward's rstd; bias is not read, only whether there is one."""
+    dx, dweight, dbias = _rms_norm_backward_outputs(dy, x, weight, bias, rstd, gemma)
     if x.numel():
         _run(capi.OP_RMSNORM_BACKWARD, _BACKWARD_EPS, gemma, dy=dy, x=x, dx=dx, weight=weight,
-             dweight=dweight if weight is not None else None, saved_rstd=rstd)
+             dweight=dweight if weight is not None else None,
+             dbias=dbias if bias is not None else None, saved_rstd=rstd)
     else:
-        _zero_without_rows(dweight)
-    return dx, dweight
+        _zero_without_rows(dweight, dbias)
+    return dx, dweight, dbias
 
 
 @torch.library.custom_op("normlab::rms_norm_backward", mutates_args=())
-def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], rstd: Tensor,
-                       gemma: bool) -> tuple[Tensor, Tensor]:
+def _rms_norm_backward(dy: Tensor, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                       rstd: Tensor, gemma: bool) -> tuple[Tensor, Tensor, Tensor]:
     """The op: _rms_norm_backward_body, through PyTorch's dispatch."""
-    return _rms_norm_backward_body(dy, x, weight, rstd, gemma)
+    return _rms_norm_backward_body(dy, x, weight, bias, rstd, gemma)
 
 
 _rms_norm_backward.register_fake(_rms_norm_backward_outputs)
 
 
 def _rms_norm_setup(ctx, inputs, output):
-    x, weight, _, gemma = inputs
+    x, weight, bias, _, gemma = inputs
     rstd = output[1]
     ctx.mark_non_differentiable(rstd)
-    ctx.save_for_backward(x, weight, rstd)
+    ctx.save_for_backward(x, weight, bias, rstd)
     ctx.gemma = gemma
 
 
 def _rms_norm_gradients(ctx, dy, _):
-    x, weight, rstd = ctx.saved_tensors
-    dx, dweight = torch.ops.normlab.rms_norm_backward(_rows_of(dy), x, weight, rstd, ctx.gemma)
-    return dx, dweight if weight is not None else None, None, None
+    x, weight, bias, rstd = ctx.saved_tensors
+    dx, dweight, dbias = torch.ops.normlab.rms_norm_backward(_rows_of(dy), x, weight, bias, rstd,
+                                                             ctx.gemma)
+    return (dx, dweight if weight is not None else None, dbias if bias is not None else None,
+            None, None)
 
 
 _rms_norm.register_autograd(_rms_norm_gradients, setup_context=_rms_norm_setup)
@@ -473,71 +498,76 @@ class _EagerRMSNorm(torch.autograd.Function):
     dispatch of the custom op (torch.compile traces the op itself)."""
 
     @staticmethod
-    def forward(ctx, x, weight, eps, gemma):
-        y, rstd = _rms_norm_body(x, weight, eps, gemma)
-        ctx.save_for_backward(x, weight, rstd)
+    def forward(ctx, x, weight, bias, eps, gemma):
+        y, rstd = _rms_norm_body(x, weight, bias, eps, gemma)
+        ctx.save_for_backward(x, weight, bias, rstd)
         ctx.gemma = gemma
         return y
 
     @staticmethod
     def backward(ctx, dy):
-        x, weight, rstd = ctx.saved_tensors
-        dx, dweight = _rms_norm_backward_body(_rows_of(dy), x, weight, rstd, ctx.gemma)
-        return dx, dweight if weight is not None else None, None, None
+        x, weight, bias, rstd = ctx.saved_tensors
+        dx, dweight, dbias = _rms_norm_backward_body(_rows_of(dy), x, weight, bias, rstd,
+                                                     ctx.gemma)
+        return (dx, dweight if weight is not None else None, dbias if bias is not None else None,
+                None, None)
 
 
-def _rms_norm_out_checks(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
-                         out: Tensor):
-    _check_norm(x, weight, None, eps, gemma, out=out)
+def _rms_norm_out_checks(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                         eps: float, gemma: bool, out: Tensor):
+    _check_norm(x, weight, bias, eps, gemma, out=out)
 
 
-def _rms_norm_out_body(x, weight, eps, gemma, out):
+def _rms_norm_out_body(x, weight, bias, eps, gemma, out):
     """rms_norm written into a preallocated out (rows one stride apart); no autograd."""
-    _rms_norm_out_checks(x, weight, eps, gemma, out)
+    _rms_norm_out_checks(x, weight, bias, eps, gemma, out)
     if x.numel():
         _check_disjoint("out", out, "x", x)
-        _run(capi.OP_RMSNORM, eps, gemma, x=x, y=out, weight=weight)
+        _run(capi.OP_RMSNORM, eps, gemma, x=x, y=out, weight=weight, bias=bias)
 
 
 @torch.library.custom_op("normlab::rms_norm_out", mutates_args=("out",))
-def _rms_norm_out(x: Tensor, weight: Optional[Tensor], eps: float, gemma: bool,
-                  out: Tensor) -> None:
+def _rms_norm_out(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                  gemma: bool, out: Tensor) -> None:
     """The op: _rms_norm_out_body, through PyTorch's dispatch."""
-    _rms_norm_out_body(x, weight, eps, gemma, out)
+    _rms_norm_out_body(x, weight, bias, eps, gemma, out)
 
 
 _rms_norm_out.register_fake(_rms_norm_out_checks)
 
 
-def rms_norm(x, weight, eps, gemma=False, *, out=None, normalized_shape=None):
+def rms_norm(x, weight, eps, gemma=False, *, bias=None, out=None, normalized_shape=None):
     """RMSNorm over the last dimension of @p x: x / sqrt(mean(x^2) + eps) * weight, or
-    * (1 + weight) with gemma (Gemma's convention). weight may be None; it is in x's dtype or
-    float32. y has x's dtype (F.rms_norm would promote to float32 with a float32 weight).
+    * (1 + weight) with gemma (Gemma's convention), + bias when given (PyTorch-style modules
+    with a bias). weight and bias may be None; they share one dtype, x's or float32, or any with
+    float32 x. y has x's dtype (F.rms_norm would promote to float32 with a float32 weight).
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
     that form has no autograd. With normalized_shape (or a weight of several dimensions), over
-    that many trailing dimensions, as PyTorch's: the weight then has that shape."""
-    if out is None and normalized_shape is None and not _compiling() and _extension is not None:
+    that many trailing dimensions, as PyTorch's: the parameters then have that shape."""
+    if (out is None and normalized_shape is None and bias is None and not _compiling()
+            and _extension is not None):
         y = _extension.rms_norm(x, weight, eps, gemma)
         if y is not None:
             return y
-    if normalized_shape is not None or (weight is not None and weight.dim() > 1):
-        return _over_trailing(lambda x, p, out: rms_norm(x, p[0], eps, gemma, out=out), x,
-                              normalized_shape, out, weight=weight)
+    parameter = weight if weight is not None else bias
+    if normalized_shape is not None or (parameter is not None and parameter.dim() > 1):
+        return _over_trailing(lambda x, p, out: rms_norm(x, p[0], eps, gemma, bias=p[1], out=out),
+                              x, normalized_shape, out, weight=weight, bias=bias)
     if out is None:
         if not _eager(x):
-            return torch.ops.normlab.rms_norm(x, weight, eps, gemma)[0]
-        if _records_grad(x, weight):
-            return _EagerRMSNorm.apply(x, weight, eps, gemma)
-        if _plain(x, weight) and 0 <= eps < math.inf and (weight is not None or not gemma):
+            return torch.ops.normlab.rms_norm(x, weight, bias, eps, gemma)[0]
+        if _records_grad(x, weight, bias):
+            return _EagerRMSNorm.apply(x, weight, bias, eps, gemma)
+        if _plain(x, weight, bias) and 0 <= eps < math.inf and (weight is not None or not gemma):
             y = torch.empty_like(x)  # no statistics: nothing will ask for them
-            _launch(_plain_call(capi.OP_RMSNORM, eps, gemma, x, y, weight), x)
+            _launch(_plain_call(capi.OP_RMSNORM, eps, gemma, x, y, weight, bias), x)
             return y
-        return _rms_norm_body(x, weight, eps, gemma)[0]
-    _refuse_grad("rms_norm(out=...)", "rms_norm without out=", x=x, weight=weight)
+        return _rms_norm_body(x, weight, bias, eps, gemma)[0]
+    _refuse_grad("rms_norm(out=...)", "rms_norm without out=", x=x, weight=weight, bias=bias)
     if _eager(x):
-        _rms_norm_out_body(x, weight, eps, gemma, out)
+        _rms_norm_out_body(x, weight, bias, eps, gemma, out)
     else:
-        torch.ops.normlab.rms_norm_out(x, weight, eps, gemma, out)
+        torch.ops.normlab.rms_norm_out(x, weight, bias, eps, gemma, out)
     return out
 
 
@@ -569,10 +599,7 @@ _layer_norm.register_fake(_layer_norm_outputs)
 
 def _layer_norm_backward_outputs(dy: Tensor, x: Tensor, weight: Optional[Tensor],
                                  bias: Optional[Tensor], mean: Tensor, rstd: Tensor):
-    _check_activation("dy", dy, x)
-    parameter_dtype = _parameter_dtype(x, weight, bias)
-    return (_like_rows(x), _parameter_gradient(weight, parameter_dtype, x),
-            _parameter_gradient(bias, parameter_dtype, x))
+    return _backward_outputs(dy, x, weight, bias)
 
 
 def _layer_norm_backward_body(dy, x, weight, bias, mean, rstd):

@@ -44,10 +44,11 @@ def parameter(cols, dtype, generator, centre=1.0, device="cuda"):
     return (centre + 0.5 * torch.randn(cols, generator=generator, device=device)).to(dtype)
 
 
-def rms_norm(x, weight, eps, gemma=False):
-    """float64 RMSNorm by PyTorch (weight + 1 with gemma)."""
+def rms_norm(x, weight, eps, gemma=False, bias=None):
+    """float64 RMSNorm by PyTorch (weight + 1 with gemma), + bias when given."""
     w = None if weight is None else weight.double() + (1 if gemma else 0)
-    return F.rms_norm(x.double(), (x.shape[-1],), w, eps)
+    y = F.rms_norm(x.double(), (x.shape[-1],), w, eps)
+    return y if bias is None else y + bias.double()
 
 
 def layer_norm(x, weight, bias, eps):

@@ -25,7 +25,7 @@ W = meta(64, dtype=torch.float32)
 
 
 def test_forward_outputs_shapes_and_dtypes():
-    y, rstd = torch.ops.normlab.rms_norm(X, W, 1e-6, False)
+    y, rstd = torch.ops.normlab.rms_norm(X, W, None, 1e-6, False)
     assert (y.shape, y.dtype, rstd.shape, rstd.dtype) == (X.shape, X.dtype, (2, 3), torch.float32)
     y, mean, rstd = torch.ops.normlab.layer_norm(X, W, W, 1e-5)
     assert (y.shape, mean.shape, rstd.shape) == (X.shape, (2, 3), (2, 3))
@@ -37,7 +37,7 @@ def test_forward_outputs_shapes_and_dtypes():
 
 def test_statistics_are_outputs_without_gradient():
     x = meta(4, 64, dtype=torch.float32).requires_grad_()
-    y, rstd = torch.ops.normlab.rms_norm(x, None, 1e-6, False)
+    y, rstd = torch.ops.normlab.rms_norm(x, None, None, 1e-6, False)
     assert y.requires_grad and not rstd.requires_grad
     y, mean, rstd = torch.ops.normlab.layer_norm(x, None, None, 1e-6)
     assert y.requires_grad and not mean.requires_grad and not rstd.requires_grad
@@ -45,9 +45,9 @@ def test_statistics_are_outputs_without_gradient():
 
 def test_backward_outputs_shapes_and_dtypes():
     stat = meta(2, 3, dtype=torch.float32)
-    dx, dweight = torch.ops.normlab.rms_norm_backward(X, X, W, stat, False)
-    assert (dx.shape, dx.dtype, dweight.shape, dweight.dtype) == (
-        X.shape, X.dtype, (64,), torch.float32)
+    dx, dweight, dbias = torch.ops.normlab.rms_norm_backward(X, X, W, None, stat, False)
+    assert (dx.shape, dx.dtype, dweight.shape, dweight.dtype, dbias.numel()) == (
+        X.shape, X.dtype, (64,), torch.float32, 0)
     dx, dweight, dbias = torch.ops.normlab.layer_norm_backward(X, X, None, None, stat, stat)
     assert (dx.shape, dweight.numel(), dbias.numel()) == (X.shape, 0, 0)
 
@@ -58,8 +58,20 @@ BAD_INPUTS = [
     (ValueError, "x is a scalar", lambda: nt.rms_norm(meta(), None, 1e-6)),
     (ValueError, r"weight has shape \(63,\)", lambda: nt.rms_norm(X, meta(63), 1e-6)),
     (ValueError, "weight has stride 2", lambda: nt.rms_norm(X, meta(128)[::2], 1e-6)),
-    (TypeError, "weight has dtype torch.float16",
+    (TypeError, r"weight has dtype torch.float16; with torch.bfloat16 x it must be "
+     r"torch.bfloat16 or torch.float32 \(any of the three with torch.float32 x\)",
      lambda: nt.rms_norm(X, meta(64, dtype=torch.float16), 1e-6)),
+    (TypeError, "bias has dtype torch.float16; with torch.bfloat16 x",
+     lambda: nt.rms_norm(X, None, 1e-6, bias=meta(64, dtype=torch.float16))),
+    (TypeError, "weight has dtype torch.float64",
+     lambda: nt.rms_norm(X.float(), meta(64, dtype=torch.float64), 1e-6)),
+    (TypeError, "bias has dtype torch.float16 and weight torch.bfloat16",
+     lambda: nt.rms_norm(X.float(), meta(64), 1e-6, bias=meta(64, dtype=torch.float16))),
+    (TypeError, "dy has dtype torch.float64",
+     lambda: torch.ops.normlab.rms_norm_backward(X.double(), X, W, None, meta(2, 3), False)),
+    (ValueError, r"dy has shape \(2, 3, 65\) and x \(2, 3, 64\)",
+     lambda: torch.ops.normlab.layer_norm_backward(meta(2, 3, 65, dtype=torch.float32), X, W,
+                                                   None, meta(2, 3), meta(2, 3))),
     (TypeError, "bias has dtype torch.bfloat16 and weight torch.float32",
      lambda: nt.layer_norm(X, W, meta(64), 1e-5)),
     (ValueError, "eps must be a finite number >= 0, got -1e-06",
@@ -255,3 +267,47 @@ def test_environment_variable_chooses_ctypes():
         [sys.executable, "-c", "import normlab_torch as nt; print(nt.backend(), nt.extension_error())"],
         env=environment, capture_output=True, text=True, check=True).stdout
     assert said.strip() == "ctypes NORMLAB_TORCH_BACKEND=ctypes", said
+def test_mixed_dtypes_and_the_rms_norm_bias_on_meta():
+    """float32 x with 16-bit parameters, a dy in another dtype than x (autocast), and RMSNorm
+    with a bias: accepted, y and dx in x's dtype, each parameter's gradient in its dtype."""
+    x = meta(2, 3, 64, dtype=torch.float32)
+    for half in (torch.bfloat16, torch.float16):
+        p = meta(64, dtype=half)
+        assert nt.rms_norm(x, p, 1e-6, bias=p).dtype == x.dtype
+        assert nt.layer_norm(x, p, p, 1e-5).dtype == x.dtype
+        assert nt.RMSNorm(64, bias=True, device="meta", dtype=half)(x).dtype == x.dtype
+        stat = meta(2, 3, dtype=torch.float32)
+        for dy, on in ((meta(2, 3, 64, dtype=half), x), (x, X)):
+            dx, dweight, dbias = torch.ops.normlab.rms_norm_backward(dy, on, p, p, stat, False)
+            assert (dx.dtype, dweight.dtype, dbias.dtype, dbias.shape) == (on.dtype, half, half,
+                                                                            (64,))
+            dx, dweight, dbias = torch.ops.normlab.layer_norm_backward(dy, on, None, p, stat, stat)
+            assert (dx.dtype, dweight.numel(), dbias.dtype) == (on.dtype, 0, half)
+    y, rstd = torch.ops.normlab.rms_norm(X, W, W, 1e-6, False)
+    assert (y.dtype, rstd.shape) == (X.dtype, (2, 3))
+    model = nt.RMSNorm(64, bias=True, device="meta")
+    assert model.bias.shape == (64,) and "bias=True" in repr(model)
+    assert nt.RMSNorm(64, device="meta").bias is None
+
+
+def mixed_ops(x, w16, b16, xb, w32):
+    """fp32 x with bf16 parameters, RMSNorm with a bias, and a bf16 y cast to fp32 (its dy
+    reaches the bf16 backward in fp32 only if normlab is given it so: autograd casts it)."""
+    return (nt.rms_norm(x, w16, 1e-6, bias=b16) + nt.layer_norm(x, w16, b16, 1e-5)
+            + nt.rms_norm(xb, w32, 1e-6, bias=w32).float())
+
+
+def test_compile_traces_mixed_dtypes_and_the_bias_in_one_graph():
+    import torch._dynamo
+
+    x, xb = meta(4, 64, dtype=torch.float32).requires_grad_(), meta(4, 64).requires_grad_()
+    w16, b16 = meta(64).requires_grad_(), meta(64).requires_grad_()
+    w32 = meta(64, dtype=torch.float32).requires_grad_()
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(mixed_ops)(x, w16, b16, xb, w32)
+    assert (explained.graph_break_count, explained.graph_count) == (0, 1), explained.break_reasons
+    compiled = torch.compile(mixed_ops, fullgraph=True, backend="aot_eager")
+    compiled(x, w16, b16, xb, w32).sum().backward()
+    assert (w16.grad.dtype, b16.grad.dtype, w32.grad.dtype) == (torch.bfloat16, torch.bfloat16,
+                                                                torch.float32)
+    assert (x.grad.dtype, xb.grad.dtype) == (torch.float32, torch.bfloat16)

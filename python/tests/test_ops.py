@@ -25,8 +25,9 @@ def generator():
 
 
 def parameter_dtypes(dtype):
-    """The parameters' dtypes a call with @p dtype activations takes: its own, and float32."""
-    return sorted({dtype, torch.float32}, key=str)
+    """The parameters' dtypes a call with @p dtype activations takes: its own, and float32;
+    with float32 activations every one."""
+    return DTYPES if dtype is torch.float32 else sorted({dtype, torch.float32}, key=str)
 
 
 CASES = [(dtype, weight_dtype) for dtype in DTYPES for weight_dtype in parameter_dtypes(dtype)]
@@ -148,9 +149,9 @@ def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, 
     w = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
     b = torch.randn(1031, device="cuda", dtype=dtype, generator=generator)
     strided = torch.randn(37, 2048, device="cuda", dtype=dtype, generator=generator)[:, :1031]
-    through_the_op = [torch.ops.normlab.rms_norm(x, w, EPS, False)[0],
+    through_the_op = [torch.ops.normlab.rms_norm(x, w, None, EPS, False)[0],
                       torch.ops.normlab.layer_norm(x, w, b, EPS)[0],
-                      torch.ops.normlab.rms_norm(strided, w, EPS, False)[0]]
+                      torch.ops.normlab.rms_norm(strided, w, None, EPS, False)[0]]
     calls = []
     body = nt.ops._rms_norm_body
     monkeypatch.setattr(nt.ops, "_rms_norm_body", lambda *a: calls.append(1) or body(*a))
@@ -159,7 +160,8 @@ def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, 
     assert not calls, "a plain call took the checked body"
     assert torch.equal(nt.rms_norm(strided, w, EPS), through_the_op[2])
     assert calls, "strided rows did not take the checked body"
-    refused = torch.float16 if dtype != torch.float16 else torch.bfloat16
+    refused = {torch.float32: torch.float64, torch.float16: torch.bfloat16,
+               torch.bfloat16: torch.float16}[dtype]
     for weight in (w.to(refused), w[:-1], w.expand(2, -1)):
         with pytest.raises((TypeError, ValueError), match="weight"):
             nt.rms_norm(x, weight, EPS)
@@ -180,7 +182,7 @@ def test_eager_paths_give_the_custom_ops_bits(generator, dtype, backend):
     dy = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
     for eager, dispatched in (
             (lambda x, w, b: nt.rms_norm(x, w, EPS),
-             lambda x, w, b: torch.ops.normlab.rms_norm(x, w, EPS, False)[0]),
+             lambda x, w, b: torch.ops.normlab.rms_norm(x, w, None, EPS, False)[0]),
             (lambda x, w, b: nt.layer_norm(x, w, b, EPS),
              lambda x, w, b: torch.ops.normlab.layer_norm(x, w, b, EPS)[0])):
         leaves = [[t.clone().requires_grad_() for t in (x, w, b)] for _ in range(2)]
@@ -362,6 +364,54 @@ def test_layer_norm_gradients(generator, dtype, weight_dtype, affine, backend):
                     want, dtype, 37)
 
 
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+@pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 129)])
+def test_rms_norm_with_bias_and_its_gradients(generator, dtype, weight_dtype, shape):
+    """RMSNorm with a bias (PyTorch-style modules with one): y = x * rstd * w + b, dbias the
+    column sums of dy; through the function, its autograd and the module."""
+    x = ref.activations(shape, dtype, generator).requires_grad_()
+    w = ref.parameter(shape[-1], weight_dtype, generator).requires_grad_()
+    b = ref.parameter(shape[-1], weight_dtype, generator, 0.0).requires_grad_()
+    want = ref.rms_norm(x, w, EPS, bias=b)
+    with torch.no_grad():
+        assert_close("y (bias)", nt.rms_norm(x, w, EPS, bias=b), want, dtype)
+        assert_close("y (bias, no weight)", nt.rms_norm(x, None, EPS, bias=b),
+                     ref.rms_norm(x, None, EPS, bias=b), dtype)
+    dy = ref.activations(shape, dtype, generator)
+    grads = ref.gradients(lambda x, w, b: ref.rms_norm(x, w, EPS, bias=b), dy, x, w, b)
+    check_gradients(nt.rms_norm(x, w, EPS, bias=b), dy, [("x", x), ("weight", w), ("bias", b)],
+                    grads, dtype, ref.rows_of(x))
+    module = nt.RMSNorm(shape[-1], eps=EPS, bias=True, device="cuda", dtype=weight_dtype)
+    with torch.no_grad():
+        module.weight.copy_(w)
+        module.bias.copy_(b)
+        assert torch.equal(module(x), nt.rms_norm(x, w, EPS, bias=b))
+
+
+@pytest.mark.parametrize("op", ["rms_norm", "layer_norm"])
+@pytest.mark.parametrize("dtype, dy_dtype", [(d, g) for d in DTYPES for g in DTYPES if d != g])
+def test_backward_reads_a_dy_of_another_dtype_exactly(generator, op, dtype, dy_dtype):
+    """dy in another dtype than x (autocast), read exactly: against float64 autograd of the
+    same dy, at tolerances tight enough that a float32 dy rounded to 16 bits fails them (the
+    float32 parameters' gradients)."""
+    x = ref.activations((37, 1031), dtype, generator)
+    w = ref.parameter(1031, torch.float32, generator)
+    b = ref.parameter(1031, torch.float32, generator, 0.0)
+    dy = ref.activations((37, 1031), dy_dtype, generator)
+    if op == "rms_norm":
+        _, rstd = torch.ops.normlab.rms_norm(x, w, b, EPS, False)
+        dx, dw, db = torch.ops.normlab.rms_norm_backward(dy, x, w, b, rstd, False)
+        want = ref.gradients(lambda x, w, b: ref.rms_norm(x, w, EPS, bias=b), dy, x, w, b)
+    else:
+        _, mean, rstd = torch.ops.normlab.layer_norm(x, w, b, EPS)
+        dx, dw, db = torch.ops.normlab.layer_norm_backward(dy, x, w, b, mean, rstd)
+        want = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dy, x, w, b)
+    assert (dx.dtype, dw.dtype, db.dtype) == (dtype, torch.float32, torch.float32)
+    for name, got, wanted, rows in (("dx", dx, want[0], None), ("dweight", dw, want[1], 37),
+                                    ("dbias", db, want[2], 37)):
+        assert_close(f"{name} (dy {dy_dtype})", got, wanted, got.dtype, rows)
+
+
 def test_gradients_of_strided_input_and_expanded_dy(generator, backend):
     # x: rows of a wider tensor; dy: y.sum()'s, ones expanded from one value (strides 0, 0).
     wide = ref.activations((37, 1100), torch.float32, generator).requires_grad_()
@@ -377,7 +427,7 @@ def test_gradients_of_strided_input_and_expanded_dy(generator, backend):
 
 def test_statistics_are_not_differentiable(generator):
     x = ref.activations((4, 64), torch.float32, generator).requires_grad_()
-    y, rstd = torch.ops.normlab.rms_norm(x, None, EPS, False)
+    y, rstd = torch.ops.normlab.rms_norm(x, None, None, EPS, False)
     assert y.requires_grad and not rstd.requires_grad
     assert_close("rstd", rstd, x.double().pow(2).mean(-1).add(EPS).rsqrt(), torch.float32)
 
@@ -392,11 +442,11 @@ def test_opcheck(generator, op):
     w = ref.parameter(64, torch.float32, generator)
     stat = torch.ones(5, 24, device="cuda")
     arguments = {
-        "rms_norm": (x, w, EPS, True),
+        "rms_norm": (x, w, w, EPS, True),
         "layer_norm": (x, w, w, EPS),
-        "rms_norm_backward": (x, x, w, stat, False),
+        "rms_norm_backward": (x, x, w, w, stat, False),
         "layer_norm_backward": (x, x, w, w, stat, stat),
-        "rms_norm_out": (x, w, EPS, False, torch.empty_like(x)),
+        "rms_norm_out": (x, w, None, EPS, False, torch.empty_like(x)),
         "layer_norm_out": (x, w, None, EPS, torch.empty_like(x)),
         "fused_add_rms_norm_": (x.clone(), x.clone(), w, EPS, False),
         "fused_add_layer_norm_": (x.clone(), x.clone(), w, None, EPS),

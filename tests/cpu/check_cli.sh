@@ -49,7 +49,10 @@ expect_refused --cols --op rmsnorm --dtype bf16 --rows 4
 expect_refused --cols "${valid[@]}" --cols 0
 expect_refused --cols "${valid[@]}" --cols 12x
 expect_refused --cols "${valid[@]}" --cols " 64"
-expect_refused --weight-dtype "${valid[@]}" --weight-dtype bf16
+expect_refused --weight-dtype "${valid[@]}" --weight-dtype fp16
+expect_refused --weight-dtype "${valid[@]}" --weight-dtype fp64
+expect_refused --dy-dtype "${valid[@]}" --dy-dtype fp32
+expect_refused --dy-dtype --op rmsnorm_backward --dtype bf16 --rows 4 --cols 64 --dy-dtype fp8
 expect_refused --row-stride "${valid[@]}" --row-stride 63
 expect_refused --misalign "${valid[@]}" --misalign -1
 expect_refused --misalign "${valid[@]}" --misalign 64
@@ -72,7 +75,6 @@ expect_refused --mean "${valid[@]}" --mean inf
 expect_refused --mean "${valid[@]}" --mean 1e400
 expect_refused --scale "${valid[@]}" --scale -1
 expect_refused --scale "${valid[@]}" --scale one
-expect_refused --bias "${valid[@]}" --bias
 expect_refused --dresidual "${valid[@]}" --dresidual
 expect_refused --gemma "${valid[@]}" --gemma --no-weight
 expect_refused --kernel "${valid[@]}" --kernel ch99_nothing
@@ -96,5 +98,10 @@ expect_brief "$normlab" 2 "'--kernel'" tour --kernel=ch99_nothing
 gemma=(check --op rmsnorm --dtype fp32 --rows 4 --cols 64 --kernel ch04_rmsnorm_fused_float4 --gemma)
 expect "$normlab" 2 "ch04_rmsnorm_fused_float4 (option '--kernel') refuses" "${gemma[@]}"
 expect "$normlab" 2 "(1 + w)" "${gemma[@]}"
+# RMSNorm with a bias, and fp32 x with bf16 parameters: only the general launcher (chapter 07)
+# takes them among the forward kernels; chapter 09's refuses each by name.
+expect "$normlab" 2 "no bias with rmsnorm" check "${valid[@]}" --bias --kernel ch09_rmsnorm
+expect "$normlab" 2 "no bf16 parameters with fp32 tensors" check --op rmsnorm --rows 4 --cols 64 \
+  --weight-dtype bf16 --kernel ch09_rmsnorm
 
 finish "usage printed, every bad option and refused kernel refused by name, briefly, with exit code 2"

@@ -72,7 +72,17 @@ expect "$normlab" 2 "'--op'" explain --rows 4 --cols 64
 expect "$normlab" 2 "'--cols'" explain --op rmsnorm --rows 4 --cols 0
 expect "$normlab" 2 "'--sm'" explain "${many[@]}" --cols 64 --sm 5
 expect "$normlab" 2 "'--seed'" explain "${many[@]}" --cols 64 --seed 3
-expect "$normlab" 2 "'--bias'" explain "${many[@]}" --cols 64 --bias
+# The pairings and the RMSNorm bias only chapter 07's launcher and chapter 08's backward take:
+# planned there by name, where the rules would pick chapter 09.
+explain_is ch07_rmsnorm "call:    rmsnorm bf16 8192 x 1024, bias" "${many[@]}" --cols 1024 --bias
+explain_is ch07_layernorm "call:    layernorm fp32 8192 x 1024, bf16 parameters" --op layernorm \
+  --rows 8192 --cols 1024 --weight-dtype bf16 --bias
+explain_is ch07_add_rmsnorm "fp16 parameters" --op add_rmsnorm --rows 8192 --cols 1024 \
+  --weight-dtype fp16
+explain_is ch08_rmsnorm_backward "call:    rmsnorm_backward bf16 64 x 1000, fp32 dy" \
+  --op rmsnorm_backward --dtype bf16 --rows 64 --cols 1000 --dy-dtype fp32 --bias
+explain_is ch08_layernorm_backward "fp32 8 x 96, bf16 parameters, fp16 dy" \
+  --op layernorm_backward --rows 8 --cols 96 --weight-dtype bf16 --dy-dtype fp16 --bias
 
 expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_backward \
   --rows 9 --cols 8193

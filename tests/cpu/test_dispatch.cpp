@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "candidates.hpp"
 #include "configs.hpp"
 #include "configured_entries.hpp"
 #include "dispatcher.hpp"
@@ -43,12 +44,14 @@ void* address(Tensor tensor, std::int64_t offset = 0) {
   return reinterpret_cast<void*>(base + static_cast<std::uintptr_t>(offset));
 }
 
-// A well-formed call: every tensor of @p op given (weight, bias, statistics, dresidual
-// included), rows cols elements apart.
+// A well-formed call: every tensor of @p op given (weight, LayerNorm's bias, statistics,
+// dresidual included; not the RMSNorm ops' optional bias), rows cols elements apart.
 NormCall full_call(Op op, std::int64_t rows, std::int64_t cols, DType dtype = DType::bf16) {
   NormCall call{.op = op, .dtype = dtype, .weight_dtype = dtype, .rows = rows, .cols = cols};
-  for (const normlab::TensorSpec& spec : normlab::tensors_of(op))
+  for (const normlab::TensorSpec& spec : normlab::tensors_of(op)) {
+    if (spec.presence == normlab::Presence::bias && !normlab::takes_bias(op)) continue;
     normlab::bind(call, spec.tensor, address(spec.tensor), cols);
+  }
   return call;
 }
 
@@ -437,10 +440,9 @@ TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[disp
   CHECK_NOTHROW(dispatch::validate(grad));
   CHECK_FALSE(dispatch::facts_of(grad, kHopper).needs.shape.bias);
   NormCall call = full_call(Op::rmsnorm, 8, 4096);
-  call.bias = address(Tensor::bias);
   call.residual = nullptr;
-  call.dy = address(Tensor::dy, 1);  // misaligned, but rmsnorm has no dy
-  CHECK_FALSE(dispatch::facts_of(call, kHopper).needs.shape.bias);
+  call.dy = address(Tensor::dy, 1);       // misaligned, but rmsnorm has no dy
+  call.dy_dtype = static_cast<DType>(7);  // nor its dtype
   CHECK_NOTHROW(normlab::plan(call, kHopper));
   NormCall empty{.op = Op::add_rmsnorm, .dtype = DType::f16, .rows = 0, .cols = 8};
   empty.x_stride = empty.residual_stride = empty.y_stride = empty.residual_out_stride = 8;
@@ -448,6 +450,123 @@ TEST_CASE("what an op does not read is ignored; no rows need no tensors", "[disp
   CHECK_NOTHROW(normlab::plan(empty, kHopper));
   empty.rows = 1;
   require_refused(empty, "x");
+}
+
+// The kernels of @p op in the registry that take @p call on sm_90, by name.
+std::vector<std::string> takers(const NormCall& call) {
+  const dispatch::Facts facts = dispatch::facts_of(call, kHopper);
+  std::vector<std::string> names;
+  for (const KernelEntry& kernel : normlab::kernel_registry()) {
+    if (kernel.op == call.op && kernel.refusal(facts.needs).empty()) names.push_back(kernel.name);
+  }
+  return names;
+}
+
+// The candidates of the tuned chooser (chapters 07, 09 and 10) that take @p call, by key.
+std::vector<std::string> tuned_takers(const NormCall& call) {
+  const dispatch::Facts facts = dispatch::facts_of(call, kHopper);
+  std::vector<std::string> keys;
+  for (const dispatch::Candidate& candidate : dispatch::candidates()) {
+    if (candidate.kernel->op == call.op && dispatch::refusal_of(candidate, facts).empty())
+      keys.push_back(candidate.key);
+  }
+  return keys;
+}
+
+TEST_CASE("fp32 x with 16-bit parameters: chapter 07's launcher and chapter 08's backward only",
+          "[dispatch]") {
+  using Names = std::vector<std::string>;
+  for (DType parameters : {DType::bf16, DType::f16}) {
+    INFO(normlab::name_of(parameters));
+    for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+      INFO(normlab::name_of(op));
+      // 576 columns, 8192 rows: chapter 09's narrow rows with fp32 parameters.
+      NormCall call = full_call(op, 8192, 576, DType::f32);
+      call.weight_dtype = parameters;
+      const std::string general = std::string("ch07_") + normlab::name_of(op);
+      CHECK(kernel_for(call) == general);
+      CHECK_THAT(decided(call).why,
+                 Catch::Contains(std::string("no ") + normlab::name_of(parameters) +
+                                 " parameters with fp32 tensors"));
+      CHECK(takers(call) == Names{general});
+      CHECK(tuned_takers(call) == Names{"general/default"});
+      call.weight_dtype = DType::f32;  // the same call with fp32 parameters stays with chapter 09
+      CHECK(kernel_for(call) != general);
+    }
+    for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
+      NormCall call = full_call(op, 4096, 1000, DType::f32);
+      call.weight_dtype = parameters;
+      const std::string backward = std::string("ch08_") + normlab::name_of(op);
+      CHECK(kernel_for(call) == backward);
+      CHECK(takers(call) == Names{backward + "_atomic", backward});
+    }
+  }
+  // 16-bit x with the other 16-bit dtype's parameters stays refused, by the argument's name.
+  NormCall call = full_call(Op::layernorm_backward, 16, 1000, DType::f16);
+  call.weight_dtype = DType::bf16;
+  require_refused(call, "weight_dtype");
+}
+
+TEST_CASE("RMSNorm with a bias: planned only to the kernels that declare it", "[dispatch]") {
+  using Names = std::vector<std::string>;
+  for (Op op : {Op::rmsnorm, Op::add_rmsnorm}) {
+    INFO(normlab::name_of(op));
+    NormCall call = full_call(op, 8192, 576);
+    call.bias = address(Tensor::bias);
+    CHECK(dispatch::facts_of(call, kHopper).needs.shape.bias);
+    const std::string general = std::string("ch07_") + normlab::name_of(op);
+    CHECK(kernel_for(call) == general);
+    CHECK_THAT(decided(call).why,
+               Catch::Contains(std::string("no bias with ") + normlab::name_of(op)));
+    CHECK(takers(call) == Names{general});
+    CHECK(tuned_takers(call) == Names{"general/default"});
+    call.bias = address(Tensor::bias, 1);  // half a bf16 element in
+    require_refused(call, "bias");
+  }
+  NormCall grad = full_call(Op::rmsnorm_backward, 4096, 1000);
+  grad.dbias = address(Tensor::dbias);
+  CHECK(dispatch::facts_of(grad, kHopper).needs.shape.bias);
+  CHECK(kernel_for(grad) == "ch08_rmsnorm_backward");
+  CHECK(takers(grad) == Names{"ch08_rmsnorm_backward_atomic", "ch08_rmsnorm_backward"});
+  // A kernel without it refuses by name, and plan() lists the refusal when none takes it.
+  std::vector<KernelEntry> without = normlab::kernel_registry();
+  for (KernelEntry& kernel : without)
+    kernel.can.rmsnorm_bias = false;
+  CHECK_THROWS_WITH(
+      decided(grad, without),
+      Catch::Contains("no kernel takes rmsnorm_backward bf16 4096x1000 with a bias") &&
+          Catch::Contains("ch08_rmsnorm_backward: no bias with rmsnorm_backward"));
+}
+
+TEST_CASE("a dy of another dtype than x: chapter 08's backward, never in place", "[dispatch]") {
+  for (DType x : {DType::f32, DType::f16, DType::bf16}) {
+    for (DType dy : {DType::f32, DType::f16, DType::bf16}) {
+      INFO(normlab::name_of(x) << " x, " << normlab::name_of(dy) << " dy");
+      NormCall call = full_call(Op::layernorm_backward, 64, 1000, x);
+      call.dy_dtype = dy;
+      CHECK(kernel_for(call) == "ch08_layernorm_backward");
+      CHECK(dispatch::facts_of(call, kHopper).needs.shape.dy_dtype == dy);
+      if (x == dy) continue;
+      // dx over dy: their elements differ in size (or would be read as another dtype).
+      call.dx = const_cast<void*>(call.dy);
+      CHECK_THROWS_WITH(decided(call),
+                        Catch::Contains(std::string("with ") + normlab::name_of(dy) + " dy") &&
+                            Catch::Contains("dx over dy only when dy is in x's dtype"));
+    }
+  }
+  NormCall call = full_call(Op::rmsnorm_backward, 64, 1000, DType::bf16);
+  call.dy_dtype = DType::f32;
+  call.dy = address(Tensor::dy, 2);  // a bf16 element in, half an fp32 one
+  require_refused(call, "dy");
+  call.dy = address(Tensor::dy);
+  call.dy_dtype = static_cast<DType>(7);
+  require_refused(call, "dy_dtype");
+  std::vector<KernelEntry> without = normlab::kernel_registry();
+  for (KernelEntry& kernel : without)
+    kernel.can.other_dy_dtype = false;
+  call.dy_dtype = DType::f32;
+  CHECK_THROWS_WITH(decided(call, without),
+                    Catch::Contains("ch08_rmsnorm_backward: no fp32 dy with bf16 x"));
 }
 
 TEST_CASE("eps = 0 is planned, as PyTorch takes it", "[dispatch]") {
@@ -604,6 +723,7 @@ TEST_CASE("a plan's key holds everything the plan is made from", "[plan_cache]")
   require_keyed(
       backward,
       {{"dy_stride", [](NormCall& c, int&) { restride(c, Tensor::dy, 4104); }},
+       {"dy_dtype", [](NormCall& c, int&) { c.dy_dtype = DType::f32; }},
        {"dresidual_stride", [](NormCall& c, int&) { restride(c, Tensor::dresidual, 4104); }},
        {"dx_stride", [](NormCall& c, int&) { restride(c, Tensor::dx, 4104); }},
        {"dy's alignment", [](NormCall& c, int&) { shift(c, Tensor::dy, 2); }},

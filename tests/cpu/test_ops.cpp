@@ -34,6 +34,11 @@ TEST_CASE("backward reads x and dy, writes dx, and moves parameters and statisti
         3.0 * 10 * 100 * 2 + 2 * (2 * 100 * 2) + 10 * 4);
   CHECK(normlab::bytes_moved(Op::layernorm_backward, s) ==
         3.0 * 10 * 100 * 2 + 2 * (2 * 100 * 2) + 2 * 10 * 4);
+  // dy in its own dtype (autocast): fp32 dy with fp16 x reads 4 bytes an element of it.
+  normlab::Shape mixed = s;
+  mixed.dy_dtype = DType::f32;
+  CHECK(normlab::bytes_moved(Op::rmsnorm_backward, mixed) ==
+        2.0 * 10 * 100 * 2 + 10 * 100 * 4 + 2 * (2 * 100 * 2) + 10 * 4);
 }
 
 TEST_CASE("op and dtype names round-trip, and bad names are refused by argument", "[ops]") {
@@ -71,10 +76,11 @@ const TensorSpec* find(Op op, Tensor tensor) {
   return nullptr;
 }
 
-// Every tensor the case has, presence flags on: weight, bias where the op takes one,
-// statistics for forward ops, dresidual for backward ones.
+// Every tensor the case has, presence flags on: weight, bias where the op may take one (the
+// RMSNorm ops too), statistics for forward ops, dresidual for backward ones.
 normlab::Case full_case(Op op, std::int64_t rows, std::int64_t cols) {
   normlab::Case c = normlab::default_case(op, rows, cols);
+  c.shape.bias = normlab::may_take_bias(op);
   c.statistics = normlab::is_forward_norm(op);
   c.residual_gradient = normlab::is_backward(op);
   c.pad = 3;
@@ -105,7 +111,10 @@ TEST_CASE("every op's table is consistent: inputs first, each result has a refer
         CHECK(spec.role == Role::output);
         CHECK(over->role == Role::input);
         CHECK(over->extent == spec.extent);
-        CHECK(over->element == spec.element);
+        // dy's dtype is the activations' unless the call names another, and then no kernel
+        // writes dx over it (KernelEntry::refusal).
+        CHECK((over->element == spec.element || (over->element == normlab::Element::incoming &&
+                                                 spec.element == normlab::Element::activation)));
         CHECK(over->presence == normlab::Presence::always);
       }
       // Statistics are one fp32 per row; gradients one value per column in the parameter dtype.
@@ -219,6 +228,101 @@ TEST_CASE("the streamed backward comparison passes the reference and fails its b
       write_dense(at(run.results, Tensor::dx), dx);
       CHECK_FALSE(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dx"));
     }
+  }
+}
+
+namespace {
+
+// The float64 RMSNorm backward of @p run's inputs as a kernel would return it, with dy first
+// passed through @p dy_as (a kernel's reading of it) and dweight summed over rows by
+// @p add (a kernel's accumulation): the reference when both are exact.
+void rmsnorm_backward_as(BackwardRun& run, double (*dy_as)(double), double (*add)(double, double)) {
+  const std::int64_t rows = run.c.shape.rows, cols = run.c.shape.cols;
+  const auto x = at(run.inputs, Tensor::x).to_dense();
+  auto dy = at(run.inputs, Tensor::dy).to_dense();
+  for (double& v : dy)
+    v = dy_as(v);
+  const auto w = at(run.inputs, Tensor::weight).to_dense();
+  run.want =
+      normlab::rmsnorm_backward(dy, x, {.rows = rows, .cols = cols, .eps = run.c.eps, .weight = w});
+  std::vector<double> dweight(static_cast<std::size_t>(cols), 0.0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const double rstd = at(run.inputs, Tensor::saved_rstd).at(r, 0);
+    for (std::int64_t col = 0; col < cols; ++col) {
+      const auto i = static_cast<std::size_t>(r * cols + col);
+      dweight[static_cast<std::size_t>(col)] =
+          add(dweight[static_cast<std::size_t>(col)], dy[i] * x[i] * rstd);
+    }
+  }
+  write_dense(at(run.results, Tensor::dx), run.want.dx);
+  write_dense(at(run.results, Tensor::dweight), dweight);
+}
+
+BackwardRun mixed_rmsnorm_backward(DType dtype, DType weight_dtype, DType dy_dtype) {
+  BackwardRun run;
+  run.c = normlab::default_case(Op::rmsnorm_backward, 1000, 129, dtype);
+  run.c.shape.weight_dtype = weight_dtype;
+  run.c.shape.dy_dtype = dy_dtype;
+  run.inputs = normlab::make_inputs(run.c);
+  run.results = normlab::make_results(run.c);
+  return run;
+}
+
+double exactly(double v) {
+  return v;
+}
+double to_bf16(double v) {
+  return normlab::round_to(DType::bf16, v);
+}
+double add_exactly(double a, double b) {
+  return a + b;
+}
+double add_in_bf16(double a, double b) {
+  return normlab::round_to(DType::bf16, a + b);
+}
+
+}  // namespace
+
+// The checks the GPU tests of the mixed dtypes and of RMSNorm's bias rely on, shown to fail
+// what a kernel that gets them wrong would return: the float64 reference passes, and each
+// known-wrong result (computed here as such a kernel would) fails.
+TEST_CASE("mixed dtypes and RMSNorm's bias: the comparison fails their known-wrong kernels",
+          "[ops][tables]") {
+  SECTION("fp32 dy with bf16 x, read exactly; rounded to bf16 it fails dweight") {
+    BackwardRun run = mixed_rmsnorm_backward(DType::bf16, DType::f32, DType::f32);
+    CHECK(at(run.inputs, Tensor::dy).dtype() == DType::f32);
+    CHECK(at(run.results, Tensor::dx).dtype() == DType::bf16);
+    rmsnorm_backward_as(run, exactly, add_exactly);
+    CHECK(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dweight"));
+    CHECK(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dx"));
+    rmsnorm_backward_as(run, to_bf16, add_exactly);
+    CHECK_FALSE(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dweight"));
+  }
+  SECTION("bf16 dweight of fp32 x summed in fp32 and rounded once; summed in bf16 it fails") {
+    BackwardRun run = mixed_rmsnorm_backward(DType::f32, DType::bf16, DType::bf16);
+    CHECK(at(run.results, Tensor::dweight).dtype() == DType::bf16);
+    rmsnorm_backward_as(run, exactly, add_exactly);
+    CHECK(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dweight"));
+    rmsnorm_backward_as(run, exactly, add_in_bf16);
+    CHECK_FALSE(all_pass(normlab::compare_results(run.c, run.inputs, run.results), "dweight"));
+  }
+  SECTION("RMSNorm's bias added; dropped, y fails") {
+    normlab::Case c = normlab::default_case(Op::rmsnorm, 64, 129, DType::bf16);
+    c.shape.weight_dtype = DType::f32;
+    c.shape.bias = true;
+    const auto inputs = normlab::make_inputs(c);
+    auto results = normlab::make_results(c);
+    const auto weight = at(inputs, Tensor::weight).to_dense();
+    const auto bias = at(inputs, Tensor::bias).to_dense();
+    const normlab::ReferenceParams params{
+        .rows = 64, .cols = 129, .eps = c.eps, .weight = weight, .bias = bias};
+    const auto x = at(inputs, Tensor::x).to_dense();
+    write_dense(at(results, Tensor::y), normlab::rmsnorm_forward(x, params).y);
+    CHECK(all_pass(normlab::compare_results(c, inputs, results), "y"));
+    normlab::ReferenceParams without_bias = params;
+    without_bias.bias = {};
+    write_dense(at(results, Tensor::y), normlab::rmsnorm_forward(x, without_bias).y);
+    CHECK_FALSE(all_pass(normlab::compare_results(c, inputs, results), "y"));
   }
 }
 

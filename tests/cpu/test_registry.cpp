@@ -113,6 +113,25 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       fp32_weights.shape.weight_dtype = DType::f32;
       expect(fp32_weights, kernel.can.fp32_parameters, "fp32 parameters");
     }
+    if (kernel.op != normlab::Op::copy && declares(kernel, DType::f32)) {
+      for (DType narrow : {DType::f16, DType::bf16}) {
+        Case narrow_weights = base;
+        narrow_weights.shape.dtype = DType::f32;
+        narrow_weights.shape.weight_dtype = narrow;
+        expect(narrow_weights, kernel.can.narrow_parameters, "parameters with fp32 tensors");
+      }
+    }
+    if (!normlab::takes_bias(kernel.op)) {  // RMSNorm's optional bias; copy has none at all
+      Case bias = base;
+      bias.shape.bias = true;
+      expect(bias, kernel.can.rmsnorm_bias && kernel.op != normlab::Op::copy,
+             kernel.op == normlab::Op::copy ? "copy has no bias" : "no bias with");
+    }
+    if (normlab::is_backward(kernel.op)) {
+      Case other_dy = base;
+      other_dy.shape.dy_dtype = base.shape.dtype == DType::f32 ? DType::bf16 : DType::f32;
+      expect(other_dy, kernel.can.other_dy_dtype, "dy with");
+    }
     if (normlab::is_forward_norm(kernel.op)) {
       Case statistics = base;
       statistics.statistics = true;
@@ -151,9 +170,6 @@ TEST_CASE("a case's own contradictions are refused too", "[registry]") {
     if (kernel.op != normlab::Op::rmsnorm) continue;
     INFO(kernel.name);
     normlab::Case c = accepted_case(kernel);
-    c.shape.bias = true;
-    CHECK_THAT(kernel.refusal(c), Catch::Contains("has no bias"));
-    c.shape.bias = false;
     c.residual_gradient = true;
     CHECK_THAT(kernel.refusal(c), Catch::Contains("backward"));
     c.residual_gradient = false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 07 on the GPU: every op in every dtype and weight dtype over ragged shapes; every
+// Chapter 07 on the GPU: every op in every dtype and weight dtype (fp32 rows with 16-bit
+// parameters too, which give the fp32 launch's bits) over ragged shapes; every
 // option (strides, misalignment, in place, (1 + w), no weight, bias, eps, statistics); each
 // tensor with its own stride and alignment; the widths where the kernel changes path; the point
 // where results are rounded to the output dtype; and a refused call that launches nothing.
@@ -10,6 +11,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ch07_cases.hpp"
@@ -19,6 +21,7 @@
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
 #include "normlab/kernel.hpp"
+#include "normlab/random.hpp"
 #include "normlab/reference.hpp"
 #include "normlab/registry.hpp"
 
@@ -32,10 +35,9 @@ using hand_case::DTypes;
 using hand_case::HandCase;
 using hand_case::HandResult;
 
-constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},
-                              {DType::f16, DType::f16},
-                              {DType::f16, DType::f32},
-                              {DType::bf16, DType::bf16},
+constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},  {DType::f32, DType::f16},
+                              {DType::f32, DType::bf16}, {DType::f16, DType::f16},
+                              {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
                               {DType::bf16, DType::f32}};
 
 const KernelEntry& entry(Op op) {
@@ -131,11 +133,16 @@ TEST_CASE("every option: strides, misalignment, in place, (1 + w), parameters, e
          c.shape.bias = false;
          return true;
        }},
-      {"bias without weight",
+      {"bias without weight (RMSNorm's too)",
        [](Case& c) {
          c.shape.weight = false;
          c.shape.bias = true;
-         return is_layernorm(c.op);
+         return true;
+       }},
+      {"RMSNorm with weight and bias",
+       [](Case& c) {
+         c.shape.bias = true;
+         return !is_layernorm(c.op);
        }},
       {"weight without bias",
        [](Case& c) {
@@ -327,6 +334,62 @@ TEST_CASE("rows = 0 succeeds; a refused call writes nothing", "[ch07]") {
   y_device.download(y);
   CHECK(y.is_poison(0, 0));
   CHECK(y.is_poison(3, 63));
+}
+
+// y (and h) of @p op on fp32 rows with @p parameters' weight and bias, and the same with them
+// widened to fp32 first (exact): the same bits, for every path of the launcher.
+TEST_CASE("fp32 rows with 16-bit parameters give the fp32 launch's bits", "[ch07]") {
+  for (Op op : kOps) {
+    for (DType parameters : {DType::f16, DType::bf16}) {
+      for (std::int64_t cols : {1, 9, 1031, 4104, 20000}) {
+        for (std::int64_t misalign : {0, 1}) {
+          INFO(name_of(op) << " " << name_of(parameters) << " cols " << cols << " misalign "
+                           << misalign);
+          const std::int64_t rows = 7;
+          HostMatrix x(DType::f32, rows, cols), r(DType::f32, rows, cols);
+          HostMatrix w(parameters, 1, cols), b(parameters, 1, cols);
+          fill_random(x, {.seed = 1});
+          fill_random(r, {.seed = 2});
+          fill_random(w, {.distribution = Distribution::uniform, .mean = 1.0, .seed = 3});
+          fill_random(b, {.seed = 4});
+          HostMatrix w32(DType::f32, 1, cols), b32(DType::f32, 1, cols);
+          for (std::int64_t col = 0; col < cols; ++col) {
+            w32.set(0, col, w.at(0, col));
+            b32.set(0, col, b.at(0, col));
+          }
+          const PlacedMatrix xd(x, misalign), rd(r, misalign);
+          auto run = [&](const HostMatrix& weight, const HostMatrix& bias) {
+            const PlacedMatrix wd(weight, 0), bd(bias, 0);
+            PlacedMatrix yd = PlacedMatrix::poisoned_like(x, misalign);
+            PlacedMatrix hd = PlacedMatrix::poisoned_like(x, misalign);
+            NormCall call{.op = op,
+                          .dtype = DType::f32,
+                          .weight_dtype = weight.dtype(),
+                          .rows = rows,
+                          .cols = cols,
+                          .x = xd.data(),
+                          .x_stride = cols,
+                          .y = yd.data(),
+                          .y_stride = cols,
+                          .weight = wd.data(),
+                          .bias = bd.data()};
+            if (is_add(op)) {
+              call.residual = rd.data();
+              call.residual_stride = call.residual_out_stride = cols;
+              call.residual_out = hd.data();
+            }
+            kernels::forward(call, nullptr);
+            NORMLAB_CHECK(cudaDeviceSynchronize());
+            HostMatrix y(DType::f32, rows, cols), h(DType::f32, rows, cols);
+            yd.download(y);
+            hd.download(h);
+            return std::pair{y.to_dense(), is_add(op) ? h.to_dense() : std::vector<double>{}};
+          };
+          CHECK(run(w, b) == run(w32, b32));
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("chapter 07 passes the bf16 grader", "[ch07]") {

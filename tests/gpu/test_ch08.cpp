@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chapter 08 on the GPU: RMSNorm and LayerNorm backward, both reductions (atomic and
-// deterministic), every dtype pairing on ragged shapes; every option (strides, misalignment,
-// in place, (1 + w), no weight, no bias, dresidual, rows = 0); the widths where the kernel
-// changes its vectors per thread; the widest rows refused by name; and the deterministic
-// kernels' gradients bit-identical over 10 runs.
+// deterministic), every dtype pairing on ragged shapes (fp32 rows with 16-bit parameters, a dy
+// of another dtype and RMSNorm's bias too, each giving the fp32 launch's bits); every option
+// (strides, misalignment, in place, (1 + w), no weight, no bias, dresidual, rows = 0); the widths
+// where the kernel changes its vectors per thread; the widest rows refused by name; and the
+// deterministic kernels' gradients bit-identical over 10 runs.
 #include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grading.hpp"
@@ -30,10 +33,9 @@ struct DTypes {
   DType dtype;
   DType weight_dtype;
 };
-constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},
-                              {DType::f16, DType::f16},
-                              {DType::f16, DType::f32},
-                              {DType::bf16, DType::bf16},
+constexpr DTypes kDTypes[] = {{DType::f32, DType::f32},  {DType::f32, DType::f16},
+                              {DType::f32, DType::bf16}, {DType::f16, DType::f16},
+                              {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
                               {DType::bf16, DType::f32}};
 
 constexpr Op kOps[] = {Op::rmsnorm_backward, Op::layernorm_backward};
@@ -105,8 +107,18 @@ TEST_CASE("chapter 08 passes every option", "[ch08]") {
             everything.in_place = true;
             everything.residual_gradient = true;
             everything.weight_plus_one = true;
-            for (const Case& c : {plain, gemma, no_parameters, weight_only, fused, in_place,
-                                  strided, misaligned, everything}) {
+            // A bias (RMSNorm's too: dbias the column sums of dy), and a dy of another dtype
+            // (autocast), read exactly: aligned, and misaligned with dresidual.
+            Case biased = plain;
+            biased.shape.bias = true;
+            Case other_dy = biased;
+            other_dy.shape.dy_dtype = d.dtype == DType::f32 ? DType::bf16 : DType::f32;
+            Case other_dy_misaligned = misaligned;
+            other_dy_misaligned.shape.dy_dtype = d.dtype == DType::f16 ? DType::bf16 : DType::f16;
+            other_dy_misaligned.residual_gradient = true;
+            for (const Case& c :
+                 {plain, gemma, no_parameters, weight_only, fused, in_place, strided, misaligned,
+                  everything, biased, other_dy, other_dy_misaligned}) {
               cases.push_back(c);
             }
           }
@@ -139,14 +151,31 @@ struct Bytes {
   bool operator==(const Bytes&) const = default;
 };
 
+// @p values drawn rounded to @p drawn, stored in @p stored (wider or the same: exactly).
+HostMatrix drawn_as(DType stored, DType drawn, std::int64_t rows, std::int64_t cols,
+                    const InputSpec& spec) {
+  HostMatrix values(drawn, rows, cols), out(stored, rows, cols);
+  fill_random(values, spec);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c)
+      out.set(r, c, values.at(r, c));
+  }
+  return out;
+}
+
+// A problem with a bias (dbias asked for, RMSNorm's too), dy stored in @p dy_dtype, and dy and
+// the weight drawn in @p drawn (by default their own dtypes).
 class Problem {
  public:
-  Problem(Op op, DTypes d, std::int64_t rows, std::int64_t cols)
-      : op_(op), d_(d), rows_(rows), cols_(cols) {
-    HostMatrix x(d.dtype, rows, cols), dy(d.dtype, rows, cols), w(d.weight_dtype, 1, cols);
+  Problem(Op op, DTypes d, std::int64_t rows, std::int64_t cols,
+          std::optional<DType> dy_dtype = std::nullopt, std::optional<DType> drawn = std::nullopt)
+      : op_(op), d_(d), dy_dtype_(dy_dtype.value_or(d.dtype)), rows_(rows), cols_(cols) {
+    HostMatrix x(d.dtype, rows, cols);
     fill_random(x, {.seed = 7});
-    fill_random(dy, {.seed = 8});
-    fill_random(w, {.distribution = Distribution::uniform, .mean = 1.0, .scale = 0.3, .seed = 9});
+    const HostMatrix dy = drawn_as(dy_dtype_, drawn.value_or(dy_dtype_), rows, cols, {.seed = 8});
+    const HostMatrix w =
+        drawn_as(d.weight_dtype, drawn.value_or(d.weight_dtype), 1, cols,
+                 {.distribution = Distribution::uniform, .mean = 1.0, .scale = 0.3, .seed = 9});
     x_ = PlacedMatrix(x, 0);
     dy_ = PlacedMatrix(dy, 0);
     w_ = PlacedMatrix(w, 0);
@@ -171,12 +200,14 @@ class Problem {
                       .dtype = d_.dtype,
                       .weight_dtype = d_.weight_dtype,
                       .weight = true,
-                      .bias = op_ == Op::layernorm_backward};
+                      .bias = true,
+                      .dy_dtype = dy_dtype_};
     DeviceBuffer<unsigned char> scratch(kernel.scratch_bytes(shape));
     scratch.poison();
     NormCall call{.op = op_,
                   .dtype = d_.dtype,
                   .weight_dtype = d_.weight_dtype,
+                  .dy_dtype = dy_dtype_,
                   .rows = rows_,
                   .cols = cols_};
     call.x = x_.data();
@@ -212,13 +243,54 @@ class Problem {
  private:
   Op op_;
   DTypes d_;
+  DType dy_dtype_;
   std::int64_t rows_, cols_;
   PlacedMatrix x_, dy_, w_, dx_device_, dweight_device_, dbias_device_;
   HostMatrix dx_, dweight_;
   DeviceBuffer<float> mean_, rstd_;
 };
 
+// @p bytes of @p dtype elements as doubles.
+std::vector<double> values_of(DType dtype, const std::vector<unsigned char>& bytes) {
+  std::vector<double> values(bytes.size() / size_of(dtype));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = load_as_double(dtype, bytes.data(), i);
+  return values;
+}
+
 }  // namespace
+
+// Every kernel that may serve a call computes one function: fp32 rows with 16-bit parameters
+// give the fp32-parameter launch's dx bits and its parameter gradients rounded once to 16 bits
+// (never summed in 16 bits); a 16-bit dy with fp32 rows gives the bits of that dy widened first.
+TEST_CASE("16-bit parameters and a dy of another dtype give the fp32 launch's bits", "[ch08]") {
+  for (Op op : kOps) {
+    const KernelEntry& kernel = *kernels_for(op)[1];
+    for (DType half : {DType::f16, DType::bf16}) {
+      for (auto [rows, cols] :
+           {std::pair<std::int64_t, std::int64_t>{7, 33}, {301, 576}, {301, 1025}, {64, 4096}}) {
+        INFO(name_of(op) << " " << name_of(half) << " " << rows << "x" << cols);
+        const Bytes narrow =
+            Problem(op, {DType::f32, half}, rows, cols, std::nullopt, half).run(kernel);
+        const Bytes wide =
+            Problem(op, {DType::f32, DType::f32}, rows, cols, std::nullopt, half).run(kernel);
+        CHECK(narrow.dx == wide.dx);
+        for (auto [got, fp32] :
+             {std::pair{&narrow.dweight, &wide.dweight}, std::pair{&narrow.dbias, &wide.dbias}}) {
+          std::vector<double> rounded = values_of(DType::f32, *fp32);
+          for (double& v : rounded)
+            v = round_to(half, v);
+          CHECK(values_of(half, *got) == rounded);
+        }
+        const Bytes dy_narrow =
+            Problem(op, {DType::f32, DType::f32}, rows, cols, half, half).run(kernel);
+        const Bytes dy_widened =
+            Problem(op, {DType::f32, DType::f32}, rows, cols, DType::f32, half).run(kernel);
+        CHECK(dy_narrow == dy_widened);
+      }
+    }
+  }
+}
 
 TEST_CASE("chapter 08's default kernels give the same bits on every run", "[ch08][determinism]") {
   // Many rows per block, so the persistent grid's partial rows really are sums of many rows.

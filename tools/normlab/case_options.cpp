@@ -13,12 +13,16 @@ const char* const kCaseOptionsUsage =
     "  OP: rmsnorm, layernorm, add_rmsnorm, add_layernorm, rmsnorm_backward or\n"
     "      layernorm_backward\n"
     "  --dtype fp32|fp16|bf16    x, y and the residuals (default fp32)\n"
-    "  --weight-dtype same|fp32  weight and bias in the input dtype (default) or in fp32\n"
+    "  --weight-dtype same|fp32|fp16|bf16\n"
+    "                            weight and bias in the input dtype (default), in fp32, or\n"
+    "                            with fp32 inputs in fp16 or bf16\n"
+    "  --dy-dtype same|fp32|fp16|bf16\n"
+    "                            backward: dy in the input dtype (default) or another\n"
     "  --row-stride S            elements between rows (S >= N; default N)\n"
     "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
     "                            (default 0)\n"
     "  --no-weight               no weight (scale 1)\n"
-    "  --bias                    a bias (LayerNorm ops)\n"
+    "  --bias                    a bias (RMSNorm's ops too: y = x * rstd * w + b)\n"
     "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
     "  --gemma                   scale by (1 + w)\n"
     "  --eps E                   >= 0 and finite as a float (default 1e-5)\n"
@@ -37,9 +41,11 @@ bool CaseOptions::take(CommandLine& line) {
     dtype_ = parse_dtype(line.value(), "--dtype");
   } else if (line.is("--weight-dtype")) {
     const std::string text = line.value();
-    if (text != "same" && text != "fp32")
-      refuse_option("--weight-dtype", "must be same or fp32 (got '" + text + "')");
-    fp32_parameters_ = text == "fp32";
+    weight_dtype_ =
+        text == "same" ? std::nullopt : std::optional(parse_dtype(text, "--weight-dtype"));
+  } else if (line.is("--dy-dtype")) {
+    const std::string text = line.value();
+    dy_dtype_ = text == "same" ? std::nullopt : std::optional(parse_dtype(text, "--dy-dtype"));
   } else if (line.is("--rows")) {
     rows_ = line.integer(0);
   } else if (line.is("--cols")) {
@@ -92,19 +98,25 @@ Case CaseOptions::finish(Case c) const {
                                 std::to_string(stride) +
                                 ") is more elements than can be addressed");
   }
-  if (bias_ && !takes_bias(*op_))
-    refuse_option("--bias", "needs --op layernorm, add_layernorm or layernorm_backward");
   if (residual_gradient_ && !is_backward(*op_))
     refuse_option("--dresidual", "needs --op rmsnorm_backward or layernorm_backward");
+  if (dy_dtype_ && !is_backward(*op_))
+    refuse_option("--dy-dtype", "needs --op rmsnorm_backward or layernorm_backward");
+  const DType weight_dtype = weight_dtype_.value_or(dtype_);
+  if (weight_dtype != dtype_ && weight_dtype != DType::f32 && dtype_ != DType::f32) {
+    refuse_option("--weight-dtype", std::string("must be same or fp32 with --dtype ") +
+                                        name_of(dtype_) + " (got " + name_of(weight_dtype) + ")");
+  }
   if (weight_plus_one_ && no_weight_)
     refuse_option("--gemma", "scales by (1 + w) and needs a weight");
   c.op = *op_;
   c.shape = {.rows = *rows_,
              .cols = *cols_,
              .dtype = dtype_,
-             .weight_dtype = fp32_parameters_ ? DType::f32 : dtype_,
+             .weight_dtype = weight_dtype,
              .weight = !no_weight_,
-             .bias = bias_};
+             .bias = bias_,
+             .dy_dtype = dy_dtype_};
   c.pad = stride - *cols_;
   c.misalign = misalign_;
   c.eps = eps_;

@@ -33,11 +33,12 @@ class CaseOptions {
  private:
   std::optional<Op> op_;
   DType dtype_ = DType::f32;
+  std::optional<DType> weight_dtype_, dy_dtype_;  // unset: dtype_
   std::optional<std::int64_t> rows_, cols_, row_stride_;
   std::int64_t misalign_ = 0;
   float eps_ = 1e-5f;
-  bool fp32_parameters_ = false, no_weight_ = false, bias_ = false, residual_gradient_ = false,
-       weight_plus_one_ = false, in_place_ = false;
+  bool no_weight_ = false, bias_ = false, residual_gradient_ = false, weight_plus_one_ = false,
+       in_place_ = false;
 };
 
 }  // namespace normlab::tool

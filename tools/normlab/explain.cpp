@@ -43,7 +43,9 @@ std::string describe_call(const Case& c) {
   const Shape& s = c.shape;
   std::string text = std::string(name_of(c.op)) + " " + name_of(s.dtype) + " " +
                      std::to_string(s.rows) + " x " + std::to_string(s.cols);
-  if (s.weight_dtype != s.dtype) text += ", fp32 parameters";
+  if (s.weight_dtype != s.dtype)
+    text += std::string(", ") + name_of(s.weight_dtype) + " parameters";
+  if (dy_dtype_of(s) != s.dtype) text += std::string(", ") + name_of(dy_dtype_of(s)) + " dy";
   if (!s.weight) text += ", no weight";
   if (s.bias) text += ", bias";
   if (c.pad != 0) text += ", row stride " + std::to_string(activation_stride(c));

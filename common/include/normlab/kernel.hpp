@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct NormCall {
   Op op = Op::rmsnorm;
   DType dtype = DType::f32;         ///< x, residual, y, residual_out, dy, dx, dresidual
   DType weight_dtype = DType::f32;  ///< weight, bias, dweight, dbias
+  /// Backward ops: dy's dtype when it differs from dtype (autocast); unset: dtype. Read exactly:
+  /// a kernel never rounds it to a narrower dtype.
+  std::optional<DType> dy_dtype = std::nullopt;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   float eps = 1e-5f;
@@ -40,7 +44,7 @@ struct NormCall {
   std::int64_t residual_out_stride = 0;
 
   const void* weight = nullptr;  ///< cols elements, or null for none
-  const void* bias = nullptr;    ///< cols elements, or null for none
+  const void* bias = nullptr;    ///< cols elements, or null for none (RMSNorm too: + b)
   bool weight_plus_one = false;  ///< scale by (1 + w) (Gemma-style)
 
   float* mean = nullptr;  ///< optional output: per-row mean (LayerNorm)
@@ -70,10 +74,15 @@ using Launcher = std::function<void(const NormCall&, cudaStream_t)>;
 struct Capabilities {
   std::vector<DType> dtypes{DType::f32};  ///< dtypes of x (and every activation)
   bool fp32_parameters = false;           ///< fp32 weight and bias with fp16 / bf16 activations
-  bool optional_parameters = false;       ///< a null weight (and bias)
-  bool weight_plus_one = false;           ///< scales by (1 + w)
-  bool in_place = false;                  ///< y may alias x (add + norm: residual_out the residual)
-  bool strided = true;                    ///< row strides other than cols
+  /// fp16 / bf16 weight and bias (and their gradients) with fp32 activations, read exactly
+  /// (widened to fp32) and the gradients rounded to them once.
+  bool narrow_parameters = false;
+  bool rmsnorm_bias = false;         ///< a bias with RMSNorm's ops (y = x * rstd * w + b; dbias)
+  bool other_dy_dtype = false;       ///< backward: dy in any of the dtypes, whatever x's
+  bool optional_parameters = false;  ///< a null weight (and bias)
+  bool weight_plus_one = false;      ///< scales by (1 + w)
+  bool in_place = false;             ///< y may alias x (add + norm: residual_out the residual)
+  bool strided = true;               ///< row strides other than cols
   /// Bytes every pointer and row start must be aligned to, a power of two; 0 means the element
   /// size (the kernel checks alignment and falls back to narrower accesses itself).
   int alignment_bytes = 0;

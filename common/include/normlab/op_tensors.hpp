@@ -51,8 +51,10 @@ enum class Role {
 /// How many elements: rows x cols (an activation), cols (a parameter), rows (a statistic).
 enum class Extent { matrix, row_vector, per_row };
 
-/// Where its dtype comes from.
-enum class Element { activation, parameter, fp32 };
+/// Where its dtype comes from: the activations' (Shape::dtype), the parameters'
+/// (Shape::weight_dtype), fp32, or dy's (dy_dtype_of: the activations' unless the call names
+/// another).
+enum class Element { activation, parameter, fp32, incoming };
 
 /// When a case has it.
 enum class Presence {

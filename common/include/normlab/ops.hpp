@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "normlab/dtype.hpp"
@@ -28,8 +29,13 @@ bool is_layernorm(Op op);
 bool is_backward(Op op);
 /// Whether @p op is a forward norm: rmsnorm, layernorm, add_rmsnorm or add_layernorm.
 bool is_forward_norm(Op op);
-/// Whether @p op can take a bias (LayerNorm, its add + norm form and its backward).
+/// Whether @p op has a bias in every kernel that runs it (LayerNorm, its add + norm form and its
+/// backward).
 bool takes_bias(Op op);
+/// Whether @p op may have a bias: LayerNorm's ops, and RMSNorm's (y = x * rstd * w + b, as
+/// PyTorch-style RMSNorm modules with a bias) where the kernel declares
+/// Capabilities::rmsnorm_bias.
+bool may_take_bias(Op op);
 
 /// "copy", "rmsnorm", "layernorm", "add_rmsnorm", ...
 const char* name_of(Op op);
@@ -44,7 +50,13 @@ struct Shape {
   DType weight_dtype = DType::f32;  ///< weight, bias, dweight, dbias
   bool weight = true;
   bool bias = false;
+  /// Backward ops: dy's dtype when it is not dtype (under autocast the incoming gradient may be
+  /// fp32 for 16-bit x, or 16-bit for fp32 x); unset: dtype.
+  std::optional<DType> dy_dtype = std::nullopt;
 };
+
+/// The dtype of @p shape's dy: Shape::dy_dtype, else its dtype.
+DType dy_dtype_of(const Shape& shape);
 
 /// The fewest bytes @p op must move through device memory on @p shape: every input read
 /// once, every output written once (activations M*N, parameters N, statistics M floats).

@@ -15,7 +15,7 @@ struct ReferenceParams {
   std::int64_t cols = 0;
   double eps = 1e-5;
   std::span<const double> weight;  ///< cols values, or empty for no weight
-  std::span<const double> bias;    ///< cols values, or empty for no bias (LayerNorm only)
+  std::span<const double> bias;    ///< cols values, or empty for no bias
   bool weight_plus_one = false;    ///< scale by (1 + w) instead of w (Gemma-style RMSNorm)
 };
 

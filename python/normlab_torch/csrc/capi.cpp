@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +54,9 @@ NormCall to_norm_call(const normlab_call* c) {
   return {.op = checked_enum<Op>(c->op, NORMLAB_OP_LAYERNORM_BACKWARD, "op"),
           .dtype = checked_enum<DType>(c->dtype, NORMLAB_DTYPE_BF16, "dtype"),
           .weight_dtype = checked_enum<DType>(c->weight_dtype, NORMLAB_DTYPE_BF16, "weight_dtype"),
+          .dy_dtype = c->dy_dtype_given != 0 ? std::optional(checked_enum<DType>(
+                                                   c->dy_dtype, NORMLAB_DTYPE_BF16, "dy_dtype"))
+                                             : std::nullopt,
           .rows = c->rows,
           .cols = c->cols,
           .eps = c->eps,
@@ -146,6 +150,8 @@ size_t normlab_call_layout(size_t* size, size_t* fields, size_t capacity) {
       NORMLAB_FIELD(saved_rstd),
       NORMLAB_FIELD(scratch),
       NORMLAB_FIELD(scratch_bytes),
+      NORMLAB_FIELD(dy_dtype_given),
+      NORMLAB_FIELD(dy_dtype),
   };
 #undef NORMLAB_FIELD
   const std::size_t entries = sizeof(layout) / sizeof(layout[0]);

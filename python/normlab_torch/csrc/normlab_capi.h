@@ -17,7 +17,7 @@ extern "C" {
 #define NORMLAB_CAPI_EXPORT __attribute__((visibility("default")))
 
 /// Raised when normlab_call changes layout: a caller built against another layout must refuse.
-#define NORMLAB_CAPI_ABI_VERSION 1
+#define NORMLAB_CAPI_ABI_VERSION 2
 
 /// normlab::Op, value for value.
 enum normlab_op {
@@ -86,6 +86,11 @@ typedef struct normlab_call {
 
   void* scratch;
   size_t scratch_bytes;
+
+  /// Backward ops: nonzero when dy is in dy_dtype (enum normlab_dtype) rather than in dtype, as
+  /// under autocast; a zeroed call keeps dy in dtype.
+  int32_t dy_dtype_given;
+  int32_t dy_dtype;
 } normlab_call;
 
 /// NORMLAB_CAPI_ABI_VERSION of the library.
