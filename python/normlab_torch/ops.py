@@ -544,9 +544,8 @@ def rms_norm(x, weight, eps, gemma=False, *, bias=None, out=None, normalized_sha
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
     that form has no autograd. With normalized_shape (or a weight of several dimensions), over
     that many trailing dimensions, as PyTorch's: the parameters then have that shape."""
-    if (out is None and normalized_shape is None and bias is None and not _compiling()
-            and _extension is not None):
-        y = _extension.rms_norm(x, weight, eps, gemma)
+    if out is None and normalized_shape is None and not _compiling() and _extension is not None:
+        y = _extension.rms_norm(x, weight, bias, eps, gemma)
         if y is not None:
             return y
     parameter = weight if weight is not None else bias

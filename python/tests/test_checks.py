@@ -67,6 +67,21 @@ BAD_INPUTS = [
      lambda: nt.rms_norm(X.float(), meta(64, dtype=torch.float64), 1e-6)),
     (TypeError, "bias has dtype torch.float16 and weight torch.bfloat16",
      lambda: nt.rms_norm(X.float(), meta(64), 1e-6, bias=meta(64, dtype=torch.float16))),
+    (TypeError, r"weight has dtype torch.bfloat16; with torch.float16 x it must be "
+     r"torch.float16 or torch.float32",
+     lambda: nt.layer_norm(X.half(), meta(64), None, 1e-5)),
+    (TypeError, "bias has dtype torch.float64; with torch.float32 x",
+     lambda: nt.rms_norm(X.float(), None, 1e-6, bias=meta(64, dtype=torch.float64))),
+    (TypeError, "weight has dtype torch.float64; with torch.float32 x",
+     lambda: nt.fused_add_rms_norm_(X.float(), X.float(), meta(64, dtype=torch.float64), 1e-6)),
+    (ValueError, r"bias has shape \(63,\)", lambda: nt.rms_norm(X, W, 1e-6, bias=meta(63))),
+    (ValueError, "bias has stride 2", lambda: nt.rms_norm(X, None, 1e-6, bias=meta(128)[::2])),
+    (ValueError, "bias is on cpu and x on meta",
+     lambda: nt.rms_norm(X, W, 1e-6, bias=torch.zeros(64))),
+    (ValueError, r"gemma: scaling by \(1 \+ weight\) needs a weight",
+     lambda: nt.rms_norm(X, None, 1e-6, gemma=True, bias=W)),
+    (ValueError, r"x \(shape \(4, 64\), strides \(128, 2\)\) is not rows",
+     lambda: nt.rms_norm(meta(4, 128)[:, ::2], None, 1e-6, bias=W)),
     (TypeError, "dy has dtype torch.float64",
      lambda: torch.ops.normlab.rms_norm_backward(X.double(), X, W, None, meta(2, 3), False)),
     (ValueError, r"dy has shape \(2, 3, 65\) and x \(2, 3, 64\)",
@@ -219,14 +234,16 @@ def test_extension_takes_plain_tensors_and_leaves_the_rest_to_python():
     """Meta tensors go through the extension's checks and allocation (no launch); a tensor
     subclass (a fake tensor's case) and parameters of several dimensions come back as None."""
     ext = extension()
-    y = ext.rms_norm(X, W, 1e-6, False)
+    y = ext.rms_norm(X, W, None, 1e-6, False)
     assert (y.shape, y.dtype, y.device.type) == (X.shape, X.dtype, "meta")
+    assert ext.rms_norm(X.float(), meta(64), meta(64), 1e-6, True).dtype == torch.float32
     assert ext.layer_norm(X, W, None, 1e-5).shape == X.shape
     x, r = meta(4, 64), meta(4, 64)
     assert all(a is b for a, b in zip(ext.fused_add_rms_norm_(x, r, None, 1e-6, False), (x, r)))
     assert ext.fused_add_layer_norm_(x, r, None, None, 1e-6)[1] is r
-    assert ext.rms_norm(X.as_subclass(Subclass), W, 1e-6, False) is None
-    assert ext.rms_norm(X, meta(3, 64), 1e-6, False) is None
+    assert ext.rms_norm(X.as_subclass(Subclass), W, None, 1e-6, False) is None
+    assert ext.rms_norm(X, meta(3, 64), None, 1e-6, False) is None
+    assert ext.rms_norm(X, None, meta(3, 64), 1e-6, False) is None
     assert ext.layer_norm(X, None, meta(3, 64), 1e-6) is None
     assert ext.fused_add_rms_norm_(x, r.as_subclass(Subclass), None, 1e-6, False) is None
 
@@ -245,6 +262,7 @@ def test_extension_autograd_stays_in_cpp():
         x.shape, x.dtype, w.shape, torch.float32)
     with torch.no_grad():
         assert nt.rms_norm(x, w, 1e-6).grad_fn is None
+        assert nt.rms_norm(x, w, 1e-6, bias=w).grad_fn is None
     with pytest.raises(ValueError, match=r"bias has shape \(63,\)"):
         nt.layer_norm(x, w, meta(63), 1e-5)
     nt.layer_norm(x, None, b, 1e-5).sum().backward()
@@ -311,3 +329,57 @@ def test_compile_traces_mixed_dtypes_and_the_bias_in_one_graph():
     assert (w16.grad.dtype, b16.grad.dtype, w32.grad.dtype) == (torch.bfloat16, torch.bfloat16,
                                                                 torch.float32)
     assert (x.grad.dtype, xb.grad.dtype) == (torch.float32, torch.bfloat16)
+
+
+def test_mixed_dtypes_and_the_bias_through_each_paths_autograd(backend):
+    """float32 x with 16-bit parameters, 16-bit x with float32 ones, and RMSNorm's bias, through
+    the autograd of each path (the extension's C++ nodes, ops.py's otherwise): y and dx in x's
+    dtype, dweight and dbias in the parameters' dtype, each present parameter a gradient and no
+    other. dy is given in another dtype than y's; autograd casts it to y's before the node."""
+    for x_dtype, p_dtype in ((torch.float32, torch.bfloat16), (torch.float32, torch.float16),
+                             (torch.bfloat16, torch.float32), (torch.float16, torch.float16)):
+        for norm, has_weight, has_bias in (
+                (lambda x, w, b: nt.rms_norm(x, w, 1e-6, bias=b), True, True),
+                (lambda x, w, b: nt.rms_norm(x, w, 1e-6, gemma=True, bias=b), True, True),
+                (lambda x, w, b: nt.rms_norm(x, w, 1e-6, bias=b), False, True),
+                (lambda x, w, b: nt.rms_norm(x, w, 1e-6), True, False),
+                (lambda x, w, b: nt.layer_norm(x, w, b, 1e-5), True, True)):
+            x = meta(2, 3, 64, dtype=x_dtype).requires_grad_()
+            w = meta(64, dtype=p_dtype).requires_grad_() if has_weight else None
+            b = meta(64, dtype=p_dtype).requires_grad_() if has_bias else None
+            y = norm(x, w, b)
+            assert (y.shape, y.dtype) == (x.shape, x_dtype)
+            if backend == "extension":
+                assert "Function" in y.grad_fn.name(), y.grad_fn.name()
+            other = torch.float16 if x_dtype is not torch.float16 else torch.bfloat16
+            y.backward(meta(2, 3, 64, dtype=other))
+            assert (x.grad.shape, x.grad.dtype) == (x.shape, x_dtype)
+            for parameter in (w, b):
+                if parameter is not None:
+                    assert (parameter.grad.shape, parameter.grad.dtype) == ((64,), p_dtype)
+
+
+def test_both_paths_give_the_same_outputs_for_mixed_dtypes_and_the_bias(monkeypatch):
+    """Accepted calls with mixed dtypes and RMSNorm's bias: the extension's outputs have the
+    ctypes path's shape, dtype and device, without autograd and with it (gradients too)."""
+    extension()
+
+    def outputs():
+        x = meta(2, 3, 64, dtype=torch.float32)
+        r = meta(2, 3, 64, dtype=torch.float32)
+        results = []
+        for p_dtype in (torch.bfloat16, torch.float16, torch.float32):
+            p = meta(64, dtype=p_dtype)
+            with torch.no_grad():
+                results += [nt.rms_norm(x, p, 1e-6, bias=p), nt.rms_norm(x, None, 1e-6, bias=p),
+                            nt.layer_norm(x, p, p, 1e-5), *nt.fused_add_rms_norm_(x, r, p, 1e-6),
+                            *nt.fused_add_layer_norm_(x, r, p, p, 1e-6)]
+            leaves = [x.clone().requires_grad_(), p.clone().requires_grad_(),
+                      p.clone().requires_grad_()]
+            nt.rms_norm(*leaves[:2], 1e-6, bias=leaves[2]).sum().backward()
+            results += [leaf.grad for leaf in leaves]
+        return [(t.shape, t.dtype, t.device) for t in results]
+
+    theirs = outputs()
+    monkeypatch.setattr(nt.ops, "_extension", None)
+    assert theirs == outputs()

@@ -171,30 +171,25 @@ def test_eager_inference_takes_the_short_path_only_when_plain(generator, dtype, 
     assert y.grad_fn is not None, "a call autograd must record lost its graph"
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_eager_paths_give_the_custom_ops_bits(generator, dtype, backend):
-    """Eager calls run the ops' bodies directly (autograd through a torch.autograd.Function, the
-    fused adds in place); forward, gradients and updated residual must be the custom ops' bits."""
-    shape, cols = (3, 37, 1031), 1031
-    x = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
-    w = torch.randn(cols, device="cuda", dtype=dtype, generator=generator)
-    b = torch.randn(cols, device="cuda", dtype=dtype, generator=generator)
-    dy = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
-    for eager, dispatched in (
-            (lambda x, w, b: nt.rms_norm(x, w, EPS),
-             lambda x, w, b: torch.ops.normlab.rms_norm(x, w, None, EPS, False)[0]),
-            (lambda x, w, b: nt.layer_norm(x, w, b, EPS),
-             lambda x, w, b: torch.ops.normlab.layer_norm(x, w, b, EPS)[0])):
+def assert_eager_gives_the_custom_ops_bits(norms, x, w, b, dy, r):
+    """Each (eager, dispatched) pair of @p norms, functions of (x, w, b), without autograd and
+    with it (dy backpropagated), and the fused adds on (x, r): the eager call's outputs, its
+    gradients (each in its input's dtype) and the updated tensors must be the bits of the custom
+    op through PyTorch's dispatch."""
+    for eager, dispatched in norms:
+        with torch.no_grad():
+            assert torch.equal(eager(x, w, b), dispatched(x, w, b))
         leaves = [[t.clone().requires_grad_() for t in (x, w, b)] for _ in range(2)]
         outputs = [eager(*leaves[0]), dispatched(*leaves[1])]
         assert type(outputs[0].grad_fn) is not type(outputs[1].grad_fn)  # two paths, really
-        for y, inputs in zip(outputs, leaves):
+        for y in outputs:
             y.backward(dy)
-        assert torch.equal(outputs[0], outputs[1])
+        assert outputs[0].dtype == x.dtype and torch.equal(outputs[0], outputs[1])
         for name, mine, theirs in zip("xwb", *leaves):
             assert (mine.grad is None) == (theirs.grad is None), name
-            assert mine.grad is None or torch.equal(mine.grad, theirs.grad), name
-    r = torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+            if mine.grad is not None:
+                assert mine.grad.dtype == theirs.grad.dtype == mine.dtype, name
+                assert torch.equal(mine.grad, theirs.grad), name
     for eager, dispatched in (
             (lambda x, r: nt.fused_add_rms_norm_(x, r, w, EPS),
              lambda x, r: torch.ops.normlab.fused_add_rms_norm_(x, r, w, EPS, False)),
@@ -204,6 +199,44 @@ def test_eager_paths_give_the_custom_ops_bits(generator, dtype, backend):
         eager(*mine)
         dispatched(*theirs)
         assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[1], theirs[1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eager_paths_give_the_custom_ops_bits(generator, dtype, backend):
+    """Eager calls run the ops' bodies directly (autograd through a torch.autograd.Function, or
+    the extension's C++ nodes; the fused adds in place): the custom ops' bits."""
+    shape, cols = (3, 37, 1031), 1031
+    x, dy, r = (torch.randn(shape, device="cuda", dtype=dtype, generator=generator)
+                for _ in range(3))
+    w, b = (torch.randn(cols, device="cuda", dtype=dtype, generator=generator) for _ in range(2))
+    assert_eager_gives_the_custom_ops_bits(
+        [(lambda x, w, b: nt.rms_norm(x, w, EPS),
+          lambda x, w, b: torch.ops.normlab.rms_norm(x, w, None, EPS, False)[0]),
+         (lambda x, w, b: nt.layer_norm(x, w, b, EPS),
+          lambda x, w, b: torch.ops.normlab.layer_norm(x, w, b, EPS)[0])], x, w, b, dy, r)
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", CASES)
+def test_mixed_dtypes_and_the_bias_give_the_custom_ops_bits(generator, dtype, weight_dtype,
+                                                             backend):
+    """As above for every parameter dtype x takes (16-bit ones with float32 x) and RMSNorm with
+    a bias (with a weight, with (1 + w), alone). dy is given in another dtype than y's:
+    autograd casts it to y's dtype before either node."""
+    shape, cols = (3, 37, 1031), 1031
+    x, r = (torch.randn(shape, device="cuda", dtype=dtype, generator=generator) for _ in range(2))
+    w, b = (torch.randn(cols, device="cuda", dtype=weight_dtype, generator=generator)
+            for _ in range(2))
+    other = torch.bfloat16 if dtype is not torch.bfloat16 else torch.float32
+    dy = torch.randn(shape, device="cuda", dtype=other, generator=generator)
+    assert_eager_gives_the_custom_ops_bits(
+        [(lambda x, w, b: nt.rms_norm(x, w, EPS, bias=b),
+          lambda x, w, b: torch.ops.normlab.rms_norm(x, w, b, EPS, False)[0]),
+         (lambda x, w, b: nt.rms_norm(x, w, EPS, gemma=True, bias=b),
+          lambda x, w, b: torch.ops.normlab.rms_norm(x, w, b, EPS, True)[0]),
+         (lambda x, w, b: nt.rms_norm(x, None, EPS, bias=b),
+          lambda x, w, b: torch.ops.normlab.rms_norm(x, None, b, EPS, False)[0]),
+         (lambda x, w, b: nt.layer_norm(x, w, b, EPS),
+          lambda x, w, b: torch.ops.normlab.layer_norm(x, w, b, EPS)[0])], x, w, b, dy, r)
 
 
 def test_zero_size_launches_nothing_and_returns_empty(generator, backend):
@@ -217,6 +250,9 @@ def test_zero_size_launches_nothing_and_returns_empty(generator, backend):
         w.grad = None
         b = torch.ones(64, device="cuda", requires_grad=True)
         nt.layer_norm(x, w, b, EPS).sum().backward()  # zeros, though nothing is launched
+        assert (w.grad == 0).all() and (b.grad == 0).all()
+        w.grad = None
+        nt.rms_norm(x, w, EPS, bias=b).sum().backward()  # RMSNorm's bias: zeros as well
         assert (w.grad == 0).all() and (b.grad == 0).all()
         w.grad = None
         assert nt.layer_norm(x.detach(), w, w, EPS).shape == x.shape
@@ -366,7 +402,7 @@ def test_layer_norm_gradients(generator, dtype, weight_dtype, affine, backend):
 
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
 @pytest.mark.parametrize("shape", [(37, 1031), (2, 3, 129)])
-def test_rms_norm_with_bias_and_its_gradients(generator, dtype, weight_dtype, shape):
+def test_rms_norm_with_bias_and_its_gradients(generator, dtype, weight_dtype, shape, backend):
     """RMSNorm with a bias (PyTorch-style modules with one): y = x * rstd * w + b, dbias the
     column sums of dy; through the function, its autograd and the module."""
     x = ref.activations(shape, dtype, generator).requires_grad_()

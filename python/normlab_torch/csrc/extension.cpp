@@ -89,8 +89,10 @@ int32_t normlab_dtype(at::ScalarType type) {
 }
 
 // ops.py's _check_activation: a float tensor of at least one dimension on a CUDA device (meta
-// too); with @p x given, on x's device with x's dtype and shape.
-void check_activation(const char* name, const Tensor& tensor, const Tensor* x = nullptr) {
+// too); with @p x given, on x's device with x's shape, and x's dtype unless @p any_dtype (dy:
+// read exactly in whichever dtype it comes).
+void check_activation(const char* name, const Tensor& tensor, const Tensor* x = nullptr,
+                      bool any_dtype = false) {
   const std::string named(name);
   if (normlab_dtype(tensor.scalar_type()) < 0)
     type_error(named + " has dtype " + dtype_text(tensor.scalar_type()) +
@@ -104,7 +106,7 @@ void check_activation(const char* name, const Tensor& tensor, const Tensor* x = 
   if (x == nullptr) return;
   if (tensor.device() != x->device())
     value_error(named + " is on " + tensor.device().str() + " and x on " + x->device().str());
-  if (tensor.scalar_type() != x->scalar_type())
+  if (tensor.scalar_type() != x->scalar_type() && !any_dtype)
     type_error(named + " has dtype " + dtype_text(tensor.scalar_type()) + " and x " +
                dtype_text(x->scalar_type()) + "; they must match");
   if (tensor.sizes() != x->sizes())
@@ -112,17 +114,23 @@ void check_activation(const char* name, const Tensor& tensor, const Tensor* x = 
                 tuple_text(x->sizes()) + "; they must match");
 }
 
-// ops.py's _check_parameter: none, or one contiguous value per column of x in x's dtype or
-// float32, on x's device.
+// ops.py's _parameter_dtype_ok: parameters as wide as x or wider: x's dtype or float32, or any
+// of normlab's with float32 x (read exactly as float32).
+bool parameter_type_ok(at::ScalarType type, at::ScalarType x_type) {
+  return type == x_type || type == at::kFloat || (x_type == at::kFloat && normlab_dtype(type) >= 0);
+}
+
+// ops.py's _check_parameter: none, or one contiguous value per column of x in a dtype
+// parameter_type_ok takes, on x's device.
 void check_parameter(const char* name, const Tensor* parameter, const Tensor& x) {
   if (parameter == nullptr) return;
   const std::string named(name);
   if (parameter->device() != x.device())
     value_error(named + " is on " + parameter->device().str() + " and x on " + x.device().str());
-  if (parameter->scalar_type() != x.scalar_type() && parameter->scalar_type() != at::kFloat)
+  if (!parameter_type_ok(parameter->scalar_type(), x.scalar_type()))
     type_error(named + " has dtype " + dtype_text(parameter->scalar_type()) + "; with " +
                dtype_text(x.scalar_type()) + " x it must be " + dtype_text(x.scalar_type()) +
-               " or float32");
+               " or torch.float32 (any of the three with torch.float32 x)");
   const int64_t cols = x.size(-1);
   if (parameter->dim() != 1 || parameter->size(0) != cols)
     value_error(named + " has shape " + tuple_text(parameter->sizes()) +
@@ -227,10 +235,10 @@ void refuse_grad(const char* what, const char* instead,
 
 // ---------------------------------------------------------------- launching
 
-// capi.py's scratch hints: the scratch bytes a layout (op, dtypes, rows, cols) last needed, so
-// that a repeated call passes that much at once instead of being told NORMLAB_SCRATCH_SHORT and
-// planned again. A hint only: the library checks the scratch on every call. Backward calls run
-// on autograd's threads, hence the lock.
+// capi.py's scratch hints: the scratch bytes a layout (op, dtypes, dy's dtype where not x's,
+// rows, cols) last needed, so that a repeated call passes that much at once instead of being
+// told NORMLAB_SCRATCH_SHORT and planned again. A hint only: the library checks the scratch on
+// every call. Backward calls run on autograd's threads, hence the lock.
 class ScratchHints {
  public:
   std::size_t bytes_for(const normlab_call& call) const {
@@ -247,9 +255,10 @@ class ScratchHints {
   }
 
  private:
-  using Layout = std::array<int64_t, 5>;
+  using Layout = std::array<int64_t, 6>;
   static Layout layout_of(const normlab_call& call) {
-    return {call.op, call.dtype, call.weight_dtype, call.rows, call.cols};
+    return {call.op,   call.dtype, call.weight_dtype, call.dy_dtype_given ? call.dy_dtype : -1,
+            call.rows, call.cols};
   }
 
   std::atomic<unsigned> ops_with_scratch_{0};
@@ -383,12 +392,17 @@ void run_forward(int32_t op, const Tensor& x, const Tensor& y, const Tensor& wei
 }
 
 // The backward of an RMSNorm or LayerNorm (@p op): dx and the gradients of the parameters
-// present, from dy, x and the forward's statistics.
+// present, from dy (in any of normlab's dtypes, passed as dy_dtype where not x's), x and the
+// forward's statistics.
 void run_backward(int32_t op, const Tensor& dy, const Tensor& x, const Tensor& dx,
                   const Tensor& weight, const Tensor& bias, const Tensor& dweight,
                   const Tensor& dbias, const Tensor& mean, const Tensor& rstd, bool gemma) {
   if (!x.is_cuda()) return;
   normlab_call call = call_over(op, x, parameter_type(x, weight, bias), gemma, backward_eps);
+  if (dy.scalar_type() != x.scalar_type()) {  // C ABI version 2: dy read in its own dtype
+    call.dy_dtype_given = 1;
+    call.dy_dtype = normlab_dtype(dy.scalar_type());
+  }
   call.dy = dy.data_ptr();
   call.dy_stride = row_stride("dy", dy);
   call.x = x.data_ptr();
@@ -405,34 +419,51 @@ void run_backward(int32_t op, const Tensor& dy, const Tensor& x, const Tensor& d
 
 // ---------------------------------------------------------------- autograd
 
+// ops.py's _backward_outputs: dy checked against x (any of normlab's dtypes), dx in x's dtype
+// and the parameters' gradients in theirs (empty for absent ones).
+struct BackwardOutputs {
+  Tensor dx, dweight, dbias;
+};
+
+BackwardOutputs backward_outputs(const Tensor& dy, const Tensor& x, const Tensor& weight,
+                                 const Tensor& bias) {
+  check_activation("dy", dy, &x, /*any_dtype=*/true);
+  const at::ScalarType type = parameter_type(x, weight, bias);
+  return {like_rows(x), parameter_gradient(weight, type, x), parameter_gradient(bias, type, x)};
+}
+
 // rms_norm that autograd records: ops.py's _EagerRMSNorm (the op's forward and backward
 // bodies) without Python. An absent parameter is an empty optional, which autograd takes for
 // no input (an undefined tensor it would take for one).
 struct RMSNormFunction : public torch::autograd::Function<RMSNormFunction> {
   static Tensor forward(AutogradContext* ctx, const Tensor& x,
-                        const std::optional<Tensor>& weight_or_none, double eps, bool gemma) {
+                        const std::optional<Tensor>& weight_or_none,
+                        const std::optional<Tensor>& bias_or_none, double eps, bool gemma) {
     const Tensor weight = weight_or_none.value_or(Tensor());
+    const Tensor bias = bias_or_none.value_or(Tensor());
     const Tensor y = like_rows(x), rstd = per_row(x);
-    if (x.numel() != 0) run_forward(NORMLAB_OP_RMSNORM, x, y, weight, {}, eps, gemma, {}, rstd);
-    ctx->save_for_backward({x, weight, rstd});
+    if (x.numel() != 0) run_forward(NORMLAB_OP_RMSNORM, x, y, weight, bias, eps, gemma, {}, rstd);
+    ctx->save_for_backward({x, weight, bias, rstd});
     ctx->saved_data["gemma"] = gemma;
     return y;
   }
 
+  // The bias is not read, only whether there is one (its gradient: dy's column sums).
   static variable_list backward(AutogradContext* ctx, variable_list gradients) {
     const variable_list saved = ctx->get_saved_variables();
-    const Tensor &x = saved[0], &weight = saved[1], &rstd = saved[2];
+    const Tensor &x = saved[0], &weight = saved[1], &bias = saved[2], &rstd = saved[3];
     const bool gemma = ctx->saved_data["gemma"].toBool();
     const Tensor dy = rows_of(gradients[0]);
-    check_activation("dy", dy, &x);
-    const Tensor dx = like_rows(x);
-    const Tensor dweight = parameter_gradient(weight, parameter_type(x, weight, {}), x);
-    if (x.numel() != 0)
-      run_backward(NORMLAB_OP_RMSNORM_BACKWARD, dy, x, dx, weight, {}, dweight, {}, {}, rstd,
+    const auto [dx, dweight, dbias] = backward_outputs(dy, x, weight, bias);
+    if (x.numel() != 0) {
+      run_backward(NORMLAB_OP_RMSNORM_BACKWARD, dy, x, dx, weight, bias, dweight, dbias, {}, rstd,
                    gemma);
-    else
+    } else {
       dweight.zero_();
-    return {dx, weight.defined() ? dweight : Tensor(), Tensor(), Tensor()};
+      dbias.zero_();
+    }
+    return {dx, weight.defined() ? dweight : Tensor(), bias.defined() ? dbias : Tensor(), Tensor(),
+            Tensor()};
   }
 };
 
@@ -455,10 +486,7 @@ struct LayerNormFunction : public torch::autograd::Function<LayerNormFunction> {
     const Tensor &x = saved[0], &weight = saved[1], &bias = saved[2], &mean = saved[3],
                  &rstd = saved[4];
     const Tensor dy = rows_of(gradients[0]);
-    check_activation("dy", dy, &x);
-    const at::ScalarType type = parameter_type(x, weight, bias);
-    const Tensor dx = like_rows(x), dweight = parameter_gradient(weight, type, x),
-                 dbias = parameter_gradient(bias, type, x);
+    const auto [dx, dweight, dbias] = backward_outputs(dy, x, weight, bias);
     if (x.numel() != 0) {
       run_backward(NORMLAB_OP_LAYERNORM_BACKWARD, dy, x, dx, weight, bias, dweight, dbias, mean,
                    rstd, false);
@@ -512,18 +540,21 @@ bool truth(py::handle object) {
   return value != 0;
 }
 
-py::object rms_norm(py::handle x_object, py::handle weight_object, py::handle eps,
-                    py::handle gemma_object) {
+py::object rms_norm(py::handle x_object, py::handle weight_object, py::handle bias_object,
+                    py::handle eps, py::handle gemma_object) {
   const Tensor* x = exact_tensor(x_object);
-  const Tensor* weight;
-  if (x == nullptr || !vector_or_none(weight_object, &weight)) return py::none();
+  const Tensor *weight, *bias;
+  if (x == nullptr || !vector_or_none(weight_object, &weight) ||
+      !vector_or_none(bias_object, &bias))
+    return py::none();
   const bool gemma = truth(gemma_object);
-  const double eps_value = check_norm(*x, weight, nullptr, eps, gemma);
-  if (records_grad({x, weight}))
-    return wrap(RMSNormFunction::apply(*x, or_none(weight), eps_value, gemma));
+  const double eps_value = check_norm(*x, weight, bias, eps, gemma);
+  if (records_grad({x, weight, bias}))
+    return wrap(RMSNormFunction::apply(*x, or_none(weight), or_none(bias), eps_value, gemma));
   const Tensor y = like_rows(*x);  // no statistics: nothing will ask for them
   if (x->numel() != 0)
-    run_forward(NORMLAB_OP_RMSNORM, *x, y, or_undefined(weight), {}, eps_value, gemma, {}, {});
+    run_forward(NORMLAB_OP_RMSNORM, *x, y, or_undefined(weight), or_undefined(bias), eps_value,
+                gemma, {}, {});
   return wrap(y);
 }
 
@@ -604,8 +635,9 @@ PYBIND11_MODULE(_C, module) {
   module.doc() = "normlab_torch's eager calls compiled against PyTorch (see ops.py)";
   module.attr("torch_version") = TORCH_VERSION;
   module.def("rms_norm", &rms_norm,
-             "ops.rms_norm without out= or normalized_shape: y, or None where ops.py takes the "
-             "call (a tensor subclass, parameters of several dimensions)");
+             "ops.rms_norm without out= or normalized_shape, its bias positional (x, weight, "
+             "bias, eps, gemma): y, or None where ops.py takes the call (a tensor subclass, "
+             "parameters of several dimensions)");
   module.def("layer_norm", &layer_norm, "ops.layer_norm as rms_norm: y, or None");
   module.def("fused_add_rms_norm_", &fused_add_rms_norm_,
              "ops.fused_add_rms_norm_: (x, residual), or None as rms_norm");
