@@ -69,8 +69,9 @@ TEST_CASE("chapter 07 refuses arguments that cannot work, by name", "[ch07]") {
     call.eps = std::numeric_limits<float>::quiet_NaN();
     require_refused(call, "eps");
     call = valid_call(op);
-    call.dtype = DType::f32;  // bf16 weights with fp32 inputs: no such pairing
-    require_refused(call, "weight_dtype");
+    call.dtype = DType::f32;  // bf16 weights with fp32 inputs: a pairing, but half a bf16 off
+    call.weight = reinterpret_cast<void*>(0x30001);
+    require_refused(call, "weight");
     call = valid_call(op);
     call.dtype = DType::f16;  // fp16 inputs with bf16 weights
     require_refused(call, "weight_dtype");

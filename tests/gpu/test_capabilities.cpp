@@ -62,10 +62,22 @@ std::vector<Variant> variants_of(const KernelEntry& kernel) {
   fp32_weights.shape.dtype = DType::bf16;
   fp32_weights.shape.weight_dtype = DType::f32;
   out.push_back({"fp32 weights with bf16 x", fp32_weights});
+  Case narrow_weights = base;  // refused with "no fp32 tensors" by a kernel without fp32
+  narrow_weights.shape.dtype = DType::f32;
+  narrow_weights.shape.weight_dtype = DType::bf16;
+  out.push_back({"bf16 weights with fp32 x", narrow_weights});
+  if (kernel.op != Op::copy && !takes_bias(kernel.op)) {
+    Case bias = base;
+    bias.shape.bias = true;
+    out.push_back({"RMSNorm with a bias", bias});
+  }
   if (is_backward(kernel.op)) {
     Case fused = base;
     fused.residual_gradient = true;
     out.push_back({"dresidual", fused});
+    Case other_dy = base;
+    other_dy.shape.dy_dtype = base.shape.dtype == DType::f32 ? DType::bf16 : DType::f32;
+    out.push_back({"dy of another dtype", other_dy});
   } else if (kernel.op != Op::copy) {
     Case statistics = base;
     statistics.statistics = true;
