@@ -7,10 +7,11 @@
 
 On one row of 4096 bf16 elements a kernel runs for a few microseconds, so the cost of getting
 to it shows. Every call is timed the same way, in one process: --calls calls back to back, then
-one synchronize; the wall time per call, median over --batches. Calls back to back are bound by
-the CPU here (the GPU finishes each kernel before the next is issued), so that is what a call
-costs the CPU. For each op, the columns that bench/compare_peers.py times (its launchers, so
-both tools call each library the same way), those installed:
+one synchronize; the wall time per call, median over --batches, an op's columns timed a batch
+each in turn (so that the machine's drift over the run reaches them alike). Calls back to back
+are bound by the CPU here (the GPU finishes each kernel before the next is issued), so that is
+what a call costs the CPU. For each op, the columns that bench/compare_peers.py times (its
+launchers, so both tools call each library the same way), those installed:
   torch eager   PyTorch's own: F.rms_norm, F.layer_norm; add + RMSNorm as x + r then
                 F.rms_norm; and F.rms_norm alone, the bar the fused add is held to
   normlab _C    normlab_torch's function through its compiled extension (normlab_torch._C)
@@ -27,6 +28,7 @@ Without PyTorch or a CUDA GPU it says so and exits 0.
 import argparse
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import statistics
 import sys
@@ -48,19 +50,45 @@ def parse_arguments(argv):
     return parser.parse_args(argv)
 
 
-def median_us_per_call(torch, call, calls, batches):
-    """Median over batches of the wall time per call of @p calls back-to-back calls."""
-    for _ in range(calls // 10 + 1):  # warm-up: caches, the allocator, lazy initialisation
+def time_batch(torch, call, calls):
+    """The wall time per call, in us, of @p calls back-to-back calls and one synchronize."""
+    start = time.perf_counter()
+    for _ in range(calls):
         call()
     torch.cuda.synchronize()
-    per_call = []
-    for _ in range(batches):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        torch.cuda.synchronize()
-        per_call.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(per_call)
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def warm_up(torch, call, calls):
+    for _ in range(calls // 10 + 1):  # caches, the allocator, lazy initialisation
+        call()
+    torch.cuda.synchronize()
+
+
+def median_us_per_call(torch, call, calls, batches):
+    """Median over batches of the wall time per call of @p calls back-to-back calls."""
+    warm_up(torch, call, calls)
+    return statistics.median(time_batch(torch, call, calls) for _ in range(batches))
+
+
+def interleaved_medians(torch, cells, calls, batches):
+    """For each of @p cells ({name: (call, context)}), the median over batches of the wall time
+    per call, the batches of the cells taken in turn (round r starts at cell r), so that a
+    machine's drift over the run (clocks, other processes) reaches every cell alike. Each batch
+    runs inside its cell's context (a fresh one per batch)."""
+    names = list(cells)
+    for name in names:
+        call, context = cells[name]
+        with context():
+            warm_up(torch, call, calls)
+    times = {name: [] for name in names}
+    for round_ in range(batches):
+        for i in range(len(names)):
+            name = names[(round_ + i) % len(names)]
+            call, context = cells[name]
+            with context():
+                times[name].append(time_batch(torch, call, calls))
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def kernel_us(torch, launch, repetitions):
@@ -107,14 +135,6 @@ def eager_path(ops, path):
         ops._extension = kept
 
 
-def time_cell(torch, args, make_launch):
-    """(us per call, None), or (None, why there is none)."""
-    launch = make_launch()
-    if isinstance(launch, str):
-        return None, launch
-    return median_us_per_call(torch, launch, args.calls, args.batches), None
-
-
 def main(argv):
     args = parse_arguments(argv)
     try:
@@ -148,17 +168,24 @@ def main(argv):
     for op in OPS:
         problem = peers_tool.Problem(op, args.rows, args.cols, args.dtype, "overhead")
         inputs = peers_tool.make_inputs(torch, problem)
-        cells = []
+        timed, why_not = {}, {}
         for name in SHOWN:
             column = columns[name if name in COLUMNS else "normlab (torch op)"]
             path = NORMLAB_PATHS.get(name, nt.backend())
             if path == "extension" and ops._extension is None:
-                cells.append("not loaded")
+                why_not[name] = "not loaded"
                 continue
-            with eager_path(ops, path):
-                measured[op, name], why = time_cell(torch, args, lambda: peers_tool.column_launch(
-                    torch, column, problem, inputs, functions, peers))
-            cells.append(why[:15] if why else f"{measured[op, name]:.2f}")
+            context = functools.partial(eager_path, ops, path)
+            with context():  # a backward row's graph is built on the path timed
+                launch = peers_tool.column_launch(torch, column, problem, inputs, functions, peers)
+            if isinstance(launch, str):
+                why_not[name] = launch
+            else:
+                timed[name] = (launch, context)
+        for name, us in interleaved_medians(torch, timed, args.calls, args.batches).items():
+            measured[op, name] = us
+        cells = [why_not[name][:15] if name in why_not else f"{measured[op, name]:.2f}"
+                 for name in SHOWN]
         ratio = (measured.get((op, in_use)) or 0) / (measured.get((op, "torch eager")) or 1)
         print(f"{op:<20}" + "".join(f"{cell:>16}" for cell in cells) + f"{ratio:>17.2f}")
     problem = peers_tool.Problem("rmsnorm", args.rows, args.cols, args.dtype, "overhead")
