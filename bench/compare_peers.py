@@ -743,7 +743,7 @@ def copy_of_row_bytes(torch, bench, problem, roof, quiet=False):
     column is: the share of the roof PyTorch's copy of the bytes reaches at this size (norm
     kernels can pass it, most on rows of a few megabytes). The 512 MiB roof is
     not reached by small problems: their start, last wave and the write-back of the dirty lines
-    the flush leaves weigh more (book/results/runs/2026-11-27-h100-streaming-ceiling)."""
+    the flush leaves weigh more."""
     half = problem.bytes_moved() // 2
     source = torch.ones(half, dtype=torch.uint8, device="cuda")
     destination = torch.empty_like(source)
