@@ -136,8 +136,8 @@ def fastest_text(row):
 
 
 def copied(report):
-    """Whether the run timed a copy of each row's bytes (runs of compare_peers since
-    2026-11-27)."""
+    """Whether the run timed a copy of each row's bytes (runs of compare_peers before the
+    copy column have none)."""
     return any("copy_of_row_bytes" in row for row in report["rows"])
 
 
