@@ -121,6 +121,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "book"))
+import record_lines  # noqa: E402 (the layout of the committed result files, book/record_lines.py)
+
 REPO = Path(__file__).resolve().parent.parent
 COPY_ROOF_BYTES = 512 << 20
 # The GPU busy-wait queued before each timed Python repetition, at least about 250 us at a
@@ -743,7 +746,7 @@ def copy_of_row_bytes(torch, bench, problem, roof, quiet=False):
     column is: the share of the roof PyTorch's copy of the bytes reaches at this size (norm
     kernels can pass it, most on rows of a few megabytes). The 512 MiB roof is
     not reached by small problems: their start, last wave and the write-back of the dirty lines
-    the flush leaves weigh more (book/results/runs/2026-11-27-h100-streaming-ceiling)."""
+    the flush leaves weigh more."""
     half = problem.bytes_moved() // 2
     source = torch.ones(half, dtype=torch.uint8, device="cuda")
     destination = torch.empty_like(source)
@@ -1007,10 +1010,7 @@ def write_sweep(path, document):
     rows = sorted(document["rows"],
                   key=lambda r: (r["gpu"], order.get(sweep_key(r), len(order)), sweep_key(r)))
     header = {k: v for k, v in document.items() if k not in ("runs", "rows")}
-    text = ("{\n" + "".join(f" {json.dumps(k)}: {json.dumps(v)},\n" for k, v in header.items())
-            + ' "runs": [\n' + ",\n".join("  " + json.dumps(r) for r in document["runs"])
-            + '\n ],\n "rows": [\n' + ",\n".join("  " + json.dumps(r) for r in rows)
-            + "\n ]\n}\n")
+    text = record_lines.dumps({**header, "runs": document["runs"], "rows": rows})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.with_name(path.name + ".tmp")
@@ -1752,7 +1752,7 @@ def main(argv):
         report["versions"] = versions(peers)
         report["peers"] = {name: peer.reason or ("imported" if peer.loaded else "not used")
                            for name, peer in peers.items()}
-        (out / RESULT_FILE).write_text(json.dumps(report, indent=1) + "\n")
+        (out / RESULT_FILE).write_text(record_lines.dumps(report))
     print(f"wrote {out / RESULT_FILE}; the table and charts: "
           f"python3 book/plot_peers.py {out / RESULT_FILE}")
     failed = [c for r in report["rows"] for c in r.get("checks", []) if c["passed"] is False]

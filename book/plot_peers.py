@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import record_lines
+
 RESULTS = Path(__file__).resolve().parent / "results"
 RESULT_FILE = "peer_comparison.json"
 PAGE_FILE = "peer_comparison.html"
@@ -134,8 +136,8 @@ def fastest_text(row):
 
 
 def copied(report):
-    """Whether the run timed a copy of each row's bytes (runs of compare_peers since
-    2026-11-27)."""
+    """Whether the run timed a copy of each row's bytes (runs of compare_peers before the
+    copy column have none)."""
     return any("copy_of_row_bytes" in row for row in report["rows"])
 
 
@@ -479,7 +481,7 @@ def main(argv):
         except ValueError as error:
             print(error, file=sys.stderr)
             return 1
-        Path(argv[1]).write_text(json.dumps(combined, indent=1) + "\n")
+        Path(argv[1]).write_text(record_lines.dumps(combined))
         print(f"plot_peers: wrote {argv[1]}, {len(combined['rows'])} rows of {len(argv) - 2} runs")
         return 0
     if len(argv) > 2 or any(a.startswith("-") for a in argv):

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import record_lines
+
 # The tensors of rows x cols elements each op must read and write (normlab::bytes_moved, without
 # the parameters and statistics): the DRAM bytes ncu counts are compared with this model.
 TENSORS_READ = {"copy": 1, "rmsnorm": 1, "layernorm": 1, "add_rmsnorm": 2, "add_layernorm": 2,
@@ -351,7 +353,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     data = collect(Path(argv[1]))
-    Path(argv[2]).write_text(json.dumps(data, indent=1) + "\n")
+    Path(argv[2]).write_text(record_lines.dumps(data))
     Path(argv[3]).write_text(markdown(data))
     print(f"profile_tables: {len(data['cases'])} cases into {argv[2]} and {argv[3]}")
     return 1 if data["missing"] else 0

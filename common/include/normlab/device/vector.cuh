@@ -176,9 +176,9 @@ __device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool 
     // 16-bit elements let the compiler split some of them into four 32-bit stores, each store
     // of a warp then touching four times the sectors (Nsight Compute found many such stores in
     // chapter 09's kernels). The "memory" clobber keeps every load and store on its side.
-    // Measured: chapter 10's kernels gained a little, chapters 07 to 09 hardly moved (the run is
-    // kept in book/results). fp32 rows keep the plain store: written out, it sped up chapter
-    // 10's fp32 kernels but slowed chapter 09's LayerNorm, which the dispatcher picks there.
+    // Chapter 10's kernels gain a little from it, chapters 07 to 09 hardly move. fp32 rows keep
+    // the plain store: written out, it speeds up chapter 10's fp32 kernels but slows chapter
+    // 09's LayerNorm, which the dispatcher picks there.
     if (first < cols) {
       const uint4 words = same_bits<uint4>(v);
       asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(row + first), "r"(words.x),
