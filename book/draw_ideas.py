@@ -679,10 +679,12 @@ def row_strip(fig, x, y, width, slices, label):
 
 
 def cluster_panel(fig, top):
-    """(a) A row over the 8 blocks of a cluster: shared-memory stages, two slots, the network."""
+    """(a) A row over the 8 blocks of a cluster: shared-memory stages, pushed totals, inboxes."""
     blocks = 8
+    # kernels/cluster.cu's ClusterSum: kInboxes inboxes a block, used in turn, one mbarrier each.
+    inboxes = 4
     heading(fig, top, f"(a) Cluster: one row over {blocks} blocks on {blocks} SMs of one GPC; "
-            "partials through DSMEM")
+            "totals pushed through DSMEM")
     row_strip(fig, 60, top + 14, 660, 2 * blocks, "row")
     fig.text(60, top + 44, "block k keeps chunks v·8B + k·B + t of 3 rows in turn in shared memory "
              "(cp.async): x is read once", size=11)
@@ -696,16 +698,17 @@ def cluster_panel(fig, top):
         fig.rect(x, gpc_y + 22, sm_w, 76, fill="white", stroke=THREAD[k], width=1.5)
         fig.text(x + sm_w / 2, gpc_y + 35, f"SM: block {k}", size=10, anchor="middle")
         fig.box(x + 5, gpc_y + 41, sm_w - 10, 24, f"slice {k} ×3", fill=SHARED, size=10)
-        for slot in range(2):
-            fig.box(x + 5 + slot * (sm_w - 10) / 2, gpc_y + 70, (sm_w - 10) / 2, 22,
-                    f"slot {slot}", fill=SHARED, size=9)
+        fig.box(x + 5, gpc_y + 70, sm_w - 10, 22, f"{inboxes} inboxes + mbar", fill=SHARED,
+                size=8)
         fig.line(x + sm_w / 2, gpc_y + 98, x + sm_w / 2, bus_y, stroke=THREAD[k], width=1.5)
     last = x0 + (blocks - 1) * (sm_w + gap) + sm_w / 2
     fig.line(x0 + sm_w / 2, bus_y, last, bus_y, stroke=INK, width=2.5)
-    fig.text(38, bus_y + 20, "SM-to-SM network (DSMEM): after cluster.sync(), lane k of every "
-             "warp reads block k's total; the warp adds the 8", size=11)
-    fig.text(38, bus_y + 42, "Exchanges alternate slots 0 and 1; one more cluster.sync() before "
-             "a block exits. L2 and DRAM carry only x and y.", size=11, fill=BARRIER)
+    fig.text(38, bus_y + 20, "SM-to-SM network (DSMEM): each block pushes its total into slot k "
+             "of every block's inbox (st.async),", size=11)
+    fig.text(38, bus_y + 34, "counted on its mbarrier; a block waits on its own, lane k of each "
+             "warp reads slot k, the warp adds the 8.", size=11)
+    fig.text(38, bus_y + 50, f"No cluster barrier a row: {inboxes} inboxes used in turn. L2 and "
+             "DRAM carry only x and y.", size=11, fill=BARRIER)
 
 
 def whole_gpu_panel(fig, top):
