@@ -1,20 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The lesson pages' sizes: words, snippets and their lengths, figures and the idea figure, for
-every chapter's page (book/pages/chNN-*.md); and a ratchet against book/page_limits.json.
+every chapter's page (book/pages/chNN-*.md), held to a lesson's bounds.
 
-    python3 book/page_stats.py            print the table, the lesson's goals beside it
-    python3 book/page_stats.py --check    and fail (exit 1) where a page has grown past its
-                                          limit, lacks an idea figure, or a snippet is missing
-    python3 book/page_stats.py --write-limits
-                                          set each limit to what the page has now
+    python3 book/page_stats.py            print the table, the bounds beside it
+    python3 book/page_stats.py --check    and fail (exit 1) where a page is over GOAL_WORDS
+                                          words, shows a snippet over GOAL_SNIPPET_LINES lines
+                                          or one that is missing, or lacks an idea figure
     python3 book/page_stats.py --self-test
 
-A lesson's goal is at most GOAL_WORDS words and no snippet over GOAL_SNIPPET_LINES lines; the
-limits record where each page stands, so that a page can shrink towards the goal but not grow
-away from it. A snippet's length is the number of lines between its two [marker] lines."""
+A snippet's length is the number of lines between its two [marker] lines."""
 import argparse
-import json
 import re
 import sys
 import tempfile
@@ -53,35 +49,28 @@ def pages(root):
 
 
 def table(root):
-    rows = {}
     print(f"{'page':28} {'words':>6} {'snippets':>8} {'longest':>7} {'figures':>7}  idea")
     for page in pages(root):
         s = stats(root, page)
         longest = max((n for _, n in s["snippets"] if n is not None), default=0)
-        rows[page.name] = {"words": s["words"], "longest_snippet": longest}
         print(f"{page.name:28} {s['words']:>6} {len(s['snippets']):>8} {longest:>7} "
               f"{s['images']:>7}  {'yes' if s['idea'] else 'NO'}")
     print(f"goal of a lesson: at most {GOAL_WORDS} words, no snippet over {GOAL_SNIPPET_LINES} "
           f"lines, an idea figure")
-    return rows
 
 
-def check(root, limits):
+def check(root):
     problems = []
     for page in pages(root):
         s = stats(root, page)
-        limit = limits.get(page.name)
-        if limit is None:
-            problems.append(f"{page.name}: no limit in book/page_limits.json (--write-limits)")
-            continue
-        if s["words"] > max(limit["words"], GOAL_WORDS):
-            problems.append(f"{page.name}: {s['words']} words, its limit {limit['words']}")
+        if s["words"] > GOAL_WORDS:
+            problems.append(f"{page.name}: {s['words']} words, over {GOAL_WORDS}")
         for name, lines in s["snippets"]:
             if lines is None:
                 problems.append(f"{page.name}: snippet {name} not found")
-            elif lines > max(limit["longest_snippet"], GOAL_SNIPPET_LINES):
-                problems.append(f"{page.name}: snippet {name} is {lines} lines, its limit "
-                                f"{limit['longest_snippet']}")
+            elif lines > GOAL_SNIPPET_LINES:
+                problems.append(f"{page.name}: snippet {name} is {lines} lines, over "
+                                f"{GOAL_SNIPPET_LINES}")
         if not s["idea"]:
             problems.append(f"{page.name}: no idea figure (\\image html {page.name[:4]}_idea.svg)")
     return problems
@@ -96,17 +85,19 @@ def self_test():
         page.write_text("# 01 {#ch01}\n\\image html ch01_idea.svg\n\\snippet src.cpp k\nword\n")
         s = stats(root, page)
         assert s["snippets"] == [("src.cpp k", 3)] and s["idea"] and s["words"] == 10, s
-        limits = {"ch01-x.md": {"words": 10, "longest_snippet": 3}}
-        assert check(root, limits) == [], check(root, limits)
-        # Each fault is found: a page grown past its limit and the goal, a missing snippet, no
-        # idea figure, no limit at all.
-        page.write_text(page.read_text() + "w " * GOAL_WORDS + "\n\\snippet src.cpp gone\n")
-        found = check(root, limits)
-        assert any("words, its limit" in p for p in found), found
+        assert check(root) == [], check(root)
+        # Each fault is found: a page over the words, a missing snippet, one too long, no idea
+        # figure.
+        (root / "long.cpp").write_text("// [k]\n" + "x\n" * (GOAL_SNIPPET_LINES + 1) + "// [k]\n")
+        page.write_text(page.read_text() + "w " * GOAL_WORDS + "\n\\snippet src.cpp gone\n"
+                        "\\snippet long.cpp k\n")
+        found = check(root)
+        assert any(f"words, over {GOAL_WORDS}" in p for p in found), found
         assert any("snippet src.cpp gone not found" in p for p in found), found
+        too_long = f"snippet long.cpp k is {GOAL_SNIPPET_LINES + 1} lines"
+        assert any(too_long in p for p in found), found
         page.write_text("# 01\n\\snippet src.cpp k\n")
-        assert any("no idea figure" in p for p in check(root, limits))
-        assert any("no limit" in p for p in check(root, {}))
+        assert any("no idea figure" in p for p in check(root))
     print("page_stats self-test: ok")
 
 
@@ -114,20 +105,14 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true")
-    group.add_argument("--write-limits", action="store_true")
     group.add_argument("--self-test", action="store_true")
     args = parser.parse_args(argv)
     if args.self_test:
         self_test()
         return 0
-    rows = table(REPO)
-    limits_file = REPO / "book" / "page_limits.json"
-    if args.write_limits:
-        limits_file.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {limits_file}")
-        return 0
+    table(REPO)
     if args.check:
-        problems = check(REPO, json.loads(limits_file.read_text()))
+        problems = check(REPO)
         for problem in problems:
             print("FAIL: " + problem)
         return 1 if problems else 0

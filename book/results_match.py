@@ -15,8 +15,9 @@ Made again, into a temporary folder, and compared byte for byte with the committ
 The result files those tools write are in book/record_lines.py's layout (a line a record).
 Every `book/results/PATH` that a page of the book, README.md, CONTRIBUTING.md or an exercise's
 README names in its text exists (a pattern, `profile/ch08_*.csv`: some path starts with its
-prefix); commands in code blocks (which name files they write) and
-pinned references to history (`git show COMMIT:book/results/...`) are not read.
+prefix); commands in code blocks (which name files they write) are not read. A pinned
+reference to history (`git show COMMIT:PATH`, `git ls-tree COMMIT PATH`) names a file or folder
+that COMMIT holds, checked where the clone has COMMIT (a shallow one may not: then it says so).
 Python standard library only.
 """
 import json
@@ -35,7 +36,7 @@ RECORD_FILES = ["peer_comparison.json", "profile.json", "torch_comparison.json",
 PAGES = ["book/pages/*.md", "README.md", "CONTRIBUTING.md", "exercises/README.md",
          "exercises/*/README.md"]
 RESULTS_PATH = re.compile(r"book/results/[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-/]")
-PINNED = re.compile(r"git show [0-9a-f]{7,40}:\S+")
+PINNED = re.compile(r"git (?:show ([0-9a-f]{7,40}):|ls-tree ([0-9a-f]{7,40}) )([^\s`]+)")
 
 
 def run(root, *command):
@@ -131,10 +132,44 @@ def check_named_paths(root):
     return problems
 
 
-def check(root):
+def git_has(repo, what):
+    """Whether `git cat-file -e WHAT` succeeds in @p repo (a commit, or COMMIT:PATH)."""
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", what],
+                          capture_output=True).returncode == 0
+
+
+def check_pinned(root, repo=REPO):
+    """Each pinned reference of the pages names a path its commit holds, checked in @p repo's
+    history where it has the commit; a glob, or a name with a word standing for a part
+    (`peer_comparison-DTYPE.json`), is checked up to the folder above it."""
+    problems, absent = [], set()
+    for pattern in PAGES:
+        for page in sorted(root.glob(pattern)):
+            for match in PINNED.finditer(page.read_text().replace("`\n`", "")):
+                commit = match.group(1) or match.group(2)
+                path = match.group(3).rstrip(".,;:)/")
+                parts = path.split("/")
+                placeholder = [i for i, part in enumerate(parts)
+                               if re.search(r"[*?\[{<]|[A-Z]{3,}", part)]
+                if placeholder:  # a glob, or a word standing for one (PATH, DTYPE)
+                    path = "/".join(parts[:placeholder[0]])
+                if not path or commit in absent:
+                    continue
+                if not git_has(repo, f"{commit}^{{commit}}"):
+                    absent.add(commit)
+                    print(f"results_match: commit {commit} is not in this clone's history; "
+                          "its pinned references are not checked")
+                    continue
+                problem = f"{page.relative_to(root)}: pins {commit}:{path}, which it does not hold"
+                if not git_has(repo, f"{commit}:{path}") and problem not in problems:
+                    problems.append(problem)
+    return problems
+
+
+def check(root, repo=REPO):
     with tempfile.TemporaryDirectory() as scratch:
         return (check_generated(root, Path(scratch)) + check_layout(root)
-                + check_named_paths(root))
+                + check_named_paths(root) + check_pinned(root, repo))
 
 
 def self_test():
@@ -192,6 +227,20 @@ def self_test():
         torch.write_text(kept)
         page.unlink()
         assert check(root) == []
+
+        # Pinned references: one the commit holds, one it does not (where this clone has it).
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        if head:
+            page.write_text(f"Held: `git show {head}:book/results_match.py`, "
+                            f"`git ls-tree {head} book/pages/`, "
+                            f"`git show {head}:book/pages/ch01-DTYPE.md`.\n"
+                            f"Not held: `git show {head}:book/results/runs/2000-01-01-gone/a.txt`."
+                            "\n")
+            assert check_pinned(root) == [
+                f"book/pages/ch01-x.md: pins {head}:book/results/runs/2000-01-01-gone/a.txt, "
+                "which it does not hold"], check_pinned(root)
+            page.unlink()
     print("results_match self-test: ok")
 
 
