@@ -367,10 +367,11 @@ Tensor rows_of(const Tensor& tensor) {
   return row_stride_or_none(tensor) >= 0 ? tensor : tensor.contiguous();
 }
 
-// ops.py's _parameter_gradient: a gradient for a parameter, empty where there is none; unset
-// (the kernel writes every element when x has rows; zeroed below when it has none).
+// A gradient for a parameter, undefined where there is none (autograd wants no gradient then,
+// and an empty tensor would cost an allocation on every step); unset (the kernel writes every
+// element when x has rows; zeroed below when it has none).
 Tensor parameter_gradient(const Tensor& parameter, at::ScalarType type, const Tensor& x) {
-  return at::empty({parameter.defined() ? x.size(-1) : 0}, x.options().dtype(type));
+  return parameter.defined() ? at::empty({x.size(-1)}, x.options().dtype(type)) : Tensor();
 }
 
 // The forward of an RMSNorm or LayerNorm (@p op) of x into y, with the statistics where given
@@ -410,8 +411,8 @@ void run_backward(int32_t op, const Tensor& dy, const Tensor& x, const Tensor& d
   call.dx = dx.data_ptr();
   call.dx_stride = call.cols;
   call.weight = pointer_or_null(weight);
-  call.dweight = weight.defined() ? dweight.data_ptr() : nullptr;
-  call.dbias = bias.defined() ? dbias.data_ptr() : nullptr;
+  call.dweight = dweight.defined() ? dweight.data_ptr() : nullptr;
+  call.dbias = dbias.defined() ? dbias.data_ptr() : nullptr;
   call.saved_mean = mean.defined() ? mean.data_ptr<float>() : nullptr;
   call.saved_rstd = rstd.data_ptr<float>();
   launch(call, x);
@@ -459,11 +460,10 @@ struct RMSNormFunction : public torch::autograd::Function<RMSNormFunction> {
       run_backward(NORMLAB_OP_RMSNORM_BACKWARD, dy, x, dx, weight, bias, dweight, dbias, {}, rstd,
                    gemma);
     } else {
-      dweight.zero_();
-      dbias.zero_();
+      if (dweight.defined()) dweight.zero_();
+      if (dbias.defined()) dbias.zero_();
     }
-    return {dx, weight.defined() ? dweight : Tensor(), bias.defined() ? dbias : Tensor(), Tensor(),
-            Tensor()};
+    return {dx, dweight, dbias, Tensor(), Tensor()};
   }
 };
 
@@ -491,10 +491,10 @@ struct LayerNormFunction : public torch::autograd::Function<LayerNormFunction> {
       run_backward(NORMLAB_OP_LAYERNORM_BACKWARD, dy, x, dx, weight, bias, dweight, dbias, mean,
                    rstd, false);
     } else {
-      dweight.zero_();
-      dbias.zero_();
+      if (dweight.defined()) dweight.zero_();
+      if (dbias.defined()) dbias.zero_();
     }
-    return {dx, weight.defined() ? dweight : Tensor(), bias.defined() ? dbias : Tensor(), Tensor()};
+    return {dx, dweight, dbias, Tensor()};
   }
 };
 
