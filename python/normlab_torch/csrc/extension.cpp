@@ -255,10 +255,15 @@ class ScratchHints {
   }
 
  private:
-  using Layout = std::array<int64_t, 6>;
+  using Layout = std::array<int64_t, 7>;
   static Layout layout_of(const normlab_call& call) {
-    return {call.op,   call.dtype, call.weight_dtype, call.dy_dtype_given ? call.dy_dtype : -1,
-            call.rows, call.cols};
+    return {call.op,
+            call.dtype,
+            call.weight_dtype,
+            call.dy_dtype_given ? call.dy_dtype : -1,
+            call.residual_dtype_given ? call.residual_dtype : -1,
+            call.rows,
+            call.cols};
   }
 
   std::atomic<unsigned> ops_with_scratch_{0};
