@@ -45,9 +45,8 @@ __device__ Fp32Chunk<T> load_fp32_chunk(const float* row, std::int64_t first, st
 // layer reads back, as with one dtype (add_residual), which here is the unrounded sum.
 template <bool kAligned, typename T, typename P>
 __device__ Fp32Chunk<T> add_fp32_residual(const Tensors<T, P, float>& t,
-                                          const Row<T, P, kAligned, float>& row,
-                                          std::int64_t first, const Vector<T>& x,
-                                          const Fp32Chunk<T>& r) {
+                                          const Row<T, P, kAligned, float>& row, std::int64_t first,
+                                          const Vector<T>& x, const Fp32Chunk<T>& r) {
   constexpr int kHalf = Vector<float>::kWidth;
   Fp32Chunk<T> h;
   to_floats(x, h.element);

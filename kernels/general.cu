@@ -91,7 +91,7 @@ NORMLAB_NARROW_PARAMETERS(__half)
 NORMLAB_NARROW_PARAMETERS(__nv_bfloat16)
 #undef NORMLAB_NARROW_PARAMETERS
 // The fused adds with the residual stream in fp32 and 16-bit x, parameters in x's dtype or fp32.
-#define NORMLAB_FP32_RESIDUAL(T, P)                                             \
+#define NORMLAB_FP32_RESIDUAL(T, P)                                     \
   template void add_rmsnorm(const Tensors<T, P, float>&, cudaStream_t); \
   template void add_layernorm(const Tensors<T, P, float>&, cudaStream_t);
 NORMLAB_FP32_RESIDUAL(__half, __half)

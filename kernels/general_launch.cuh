@@ -73,8 +73,8 @@ void launch(const Tensors<T, P>& t, cudaStream_t stream) {
 // An fp32 residual stream with 16-bit x (fp32_residual.cuh): four chunks a thread while a block
 // holds the row, else streamed.
 template <typename T, typename P, bool kCentre, bool kAdd>
-  requires(!std::is_same_v<T, float>)
-void launch(const Tensors<T, P, float>& t, cudaStream_t stream) {
+requires(!std::is_same_v<T, float>) void launch(const Tensors<T, P, float>& t,
+                                                cudaStream_t stream) {
   static_assert(kAdd, "only add + norm has a residual stream");
   const std::int64_t chunks =
       most_chunks(t.x, t.x_stride, t.cols, static_cast<std::int64_t>(sizeof(T)));

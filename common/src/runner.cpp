@@ -66,10 +66,10 @@ Requirements requirements_of(const Case& c) {
   // Every activation is placed misalign elements past a cudaMalloc'd (256-byte) address; dy's
   // and the residual stream's elements may be wider or narrower than the others'
   // (Shape::dy_dtype, Shape::residual_dtype).
-  const auto element = static_cast<std::uint64_t>(std::min(
-      {size_of(c.shape.dtype),
-       is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype),
-       is_add(c.op) ? size_of(residual_dtype_of(c.shape)) : size_of(c.shape.dtype)}));
+  const auto element = static_cast<std::uint64_t>(
+      std::min({size_of(c.shape.dtype),
+                is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype),
+                is_add(c.op) ? size_of(residual_dtype_of(c.shape)) : size_of(c.shape.dtype)}));
   return {
       .op = c.op,
       .shape = c.shape,

@@ -80,8 +80,8 @@ struct Capabilities {
   /// fp16 / bf16 weight and bias (and their gradients) with fp32 activations, read exactly
   /// (widened to fp32) and the gradients rounded to them once.
   bool narrow_parameters = false;
-  bool rmsnorm_bias = false;         ///< a bias with RMSNorm's ops (y = x * rstd * w + b; dbias)
-  bool other_dy_dtype = false;       ///< backward: dy in any of the dtypes, whatever x's
+  bool rmsnorm_bias = false;    ///< a bias with RMSNorm's ops (y = x * rstd * w + b; dbias)
+  bool other_dy_dtype = false;  ///< backward: dy in any of the dtypes, whatever x's
   /// Add + norm: an fp32 residual stream (residual and residual_out) with fp16 / bf16 x and y:
   /// h = x + residual in fp32, stored as it is, its statistics taken, y rounded to x's dtype.
   bool fp32_residual = false;
