@@ -29,11 +29,11 @@ namespace {
 
 // Validates, then launches with the residual tensors cleared unless the op adds. A bias is
 // added whenever it is given, RMSNorm's too (y = x * rstd * w + b).
-template <bool kCentre, bool kAdd, typename T, typename P>
-void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream) {
+template <bool kCentre, bool kAdd, typename T, typename P, typename R>
+void run(const char* fn, const Tensors<T, P, R>& t, cudaStream_t stream) {
   validate(fn, t, kAdd);
   if (t.rows == 0) return;
-  Tensors<T, P> used = t;
+  Tensors<T, P, R> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
   launch<T, P, kCentre, kAdd>(used, stream);
 }
@@ -50,13 +50,13 @@ void layernorm(const Tensors<T, P>& t, cudaStream_t stream) {
   run<true, false>("kernels::layernorm", t, stream);
 }
 
-template <typename T, typename P>
-void add_rmsnorm(const Tensors<T, P>& t, cudaStream_t stream) {
+template <typename T, typename P, typename R>
+void add_rmsnorm(const Tensors<T, P, R>& t, cudaStream_t stream) {
   run<false, true>("kernels::add_rmsnorm", t, stream);
 }
 
-template <typename T, typename P>
-void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream) {
+template <typename T, typename P, typename R>
+void add_layernorm(const Tensors<T, P, R>& t, cudaStream_t stream) {
   run<true, true>("kernels::add_layernorm", t, stream);
 }
 
@@ -90,5 +90,14 @@ template void add_layernorm(const Tensors<__nv_bfloat16, float>&, cudaStream_t);
 NORMLAB_NARROW_PARAMETERS(__half)
 NORMLAB_NARROW_PARAMETERS(__nv_bfloat16)
 #undef NORMLAB_NARROW_PARAMETERS
+// The fused adds with the residual stream in fp32 and 16-bit x, parameters in x's dtype or fp32.
+#define NORMLAB_FP32_RESIDUAL(T, P)                                     \
+  template void add_rmsnorm(const Tensors<T, P, float>&, cudaStream_t); \
+  template void add_layernorm(const Tensors<T, P, float>&, cudaStream_t);
+NORMLAB_FP32_RESIDUAL(__half, __half)
+NORMLAB_FP32_RESIDUAL(__half, float)
+NORMLAB_FP32_RESIDUAL(__nv_bfloat16, __nv_bfloat16)
+NORMLAB_FP32_RESIDUAL(__nv_bfloat16, float)
+#undef NORMLAB_FP32_RESIDUAL
 
 }  // namespace normlab::kernels

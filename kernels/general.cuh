@@ -13,18 +13,19 @@
 
 namespace normlab::kernels {
 
-/// The tensors of one call. T: x, residual, y, residual_out (float, __half or __nv_bfloat16);
-/// P: weight and bias (T or float; the general launcher also __half or __nv_bfloat16 with
-/// T = float). Strides are in elements.
-template <typename T, typename P>
+/// The tensors of one call. T: x, y (float, __half or __nv_bfloat16); P: weight and bias (T or
+/// float; the general launcher also __half or __nv_bfloat16 with T = float); R: residual and
+/// residual_out, the residual stream (T; the general launcher's add + norm also float with a
+/// 16-bit T). Strides are in elements.
+template <typename T, typename P, typename R = T>
 struct Tensors {
   const T* x;
   std::int64_t x_stride;
-  const T* residual;  ///< add + norm only
+  const R* residual;  ///< add + norm only
   std::int64_t residual_stride;
   T* y;
   std::int64_t y_stride;
-  T* residual_out;  ///< add + norm only: h = x + residual, rounded to T
+  R* residual_out;  ///< add + norm only: h = x + residual, rounded to R
   std::int64_t residual_out_stride;
   const P* weight;       ///< null: scale 1
   const P* bias;         ///< null: shift 0 (RMSNorm's only in the general launcher)
@@ -41,8 +42,11 @@ struct Tensors {
 ///
 /// Each row may have its own stride and any element-aligned base. Statistics are accumulated
 /// in fp32; the result is computed in fp32 and rounded to T once, when it is stored; for
-/// add + norm, h = x + residual is rounded to T when it is stored and the norm is taken of that
-/// rounded h. y may be x, and residual_out may be residual (in place). Throws
+/// add + norm, h = x + residual is added in fp32, rounded to R when it is stored, and the norm is
+/// taken of that stored h: the value the next layer reads back. With R = T (one dtype) h is
+/// rounded to T before the statistics; with an fp32 stream (R = float, T 16-bit) h is not rounded
+/// at all, and only y is rounded to T. y may be x, and residual_out may be residual (in place).
+/// Throws
 /// std::invalid_argument naming the argument before anything is launched when an argument
 /// cannot work; rows = 0 launches nothing. Fields an op does not use are ignored.
 
@@ -53,11 +57,11 @@ void rmsnorm(const Tensors<T, P>& t, cudaStream_t stream);
 template <typename T, typename P>
 void layernorm(const Tensors<T, P>& t, cudaStream_t stream);
 /// h = x + residual into residual_out, then y = RMSNorm(h).
-template <typename T, typename P>
-void add_rmsnorm(const Tensors<T, P>& t, cudaStream_t stream);
+template <typename T, typename P, typename R>
+void add_rmsnorm(const Tensors<T, P, R>& t, cudaStream_t stream);
 /// h = x + residual into residual_out, then y = LayerNorm(h).
-template <typename T, typename P>
-void add_layernorm(const Tensors<T, P>& t, cudaStream_t stream);
+template <typename T, typename P, typename R>
+void add_layernorm(const Tensors<T, P, R>& t, cudaStream_t stream);
 
 }  // namespace normlab::kernels
 

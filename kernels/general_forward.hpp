@@ -13,7 +13,8 @@ namespace normlab::kernels {
 /// Runs @p call (op rmsnorm, layernorm, add_rmsnorm or add_layernorm) on @p stream through the
 /// typed launcher of its op and dtypes (general.cuh): x and the outputs in call.dtype (fp32, fp16
 /// or bf16), weight and bias in call.dtype or fp32, or any of them with fp32 x; a bias with
-/// RMSNorm too. Throws std::invalid_argument naming the
+/// RMSNorm too; for add + norm, the residual stream in call.dtype or, with 16-bit x, in fp32
+/// (NormCall::residual_dtype). Throws std::invalid_argument naming the
 /// argument before anything is launched when an argument cannot work.
 void forward(const NormCall& call, cudaStream_t stream);
 

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "chunk_grid.hpp"
+#include "fp32_residual.cuh"
 #include "normlab/check.hpp"
 #include "row_norm.cuh"
 
@@ -32,13 +34,14 @@ inline unsigned int threads_for_chunks(std::int64_t chunks, int vectors) {
 // Aligned: every row of every tensor and both parameter vectors start on a 16-byte boundary
 // and a row is a whole number of vectors, so no chunk needs element-by-element code. (The
 // configured and spread launchers ask the same before they choose.)
-template <typename T, typename P>
-bool vectors_aligned(const Tensors<T, P>& t) {
+template <typename T, typename P, typename R>
+bool vectors_aligned(const Tensors<T, P, R>& t) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
+  const auto stream_element = static_cast<std::int64_t>(sizeof(R));
   return t.cols % Vector<T>::kWidth == 0 && rows_aligned(t.x, t.x_stride, element) &&
          rows_aligned(t.y, t.y_stride, element) &&
-         rows_aligned(t.residual, t.residual_stride, element) &&
-         rows_aligned(t.residual_out, t.residual_out_stride, element) &&
+         rows_aligned(t.residual, t.residual_stride, stream_element) &&
+         rows_aligned(t.residual_out, t.residual_out_stride, stream_element) &&
          rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element);
 }
 
@@ -66,5 +69,26 @@ void launch(const Tensors<T, P>& t, cudaStream_t stream) {
 }
 
 // [dispatch]
+
+// An fp32 residual stream with 16-bit x (fp32_residual.cuh): four chunks a thread while a block
+// holds the row, else streamed.
+template <typename T, typename P, bool kCentre, bool kAdd>
+requires(!std::is_same_v<T, float>) void launch(const Tensors<T, P, float>& t,
+                                                cudaStream_t stream) {
+  static_assert(kAdd, "only add + norm has a residual stream");
+  const std::int64_t chunks =
+      most_chunks(t.x, t.x_stride, t.cols, static_cast<std::int64_t>(sizeof(T)));
+  const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows, INT_MAX));
+  if (vectors_aligned(t) && chunks <= 4 * kMostThreads<4>) {
+    fp32_residual_in_registers<T, P, 4, kCentre, true>
+        <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
+  } else if (chunks <= 4 * kMostThreads<4>) {
+    fp32_residual_in_registers<T, P, 4, kCentre, false>
+        <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
+  } else {
+    fp32_residual_streaming<T, P, kCentre><<<grid, kStreamingThreads, 0, stream>>>(t);
+  }
+  NORMLAB_CHECK_LAUNCH();
+}
 
 }  // namespace normlab::kernels

@@ -87,22 +87,22 @@ __device__ inline bool chunks_aligned(const T* row, int lead) {
 }
 
 // One row of every tensor, cut into chunks on the 16-byte grid of x's row: chunk c holds
-// elements [c * width - lead, (c + 1) * width - lead).
-template <typename T, typename P, bool kAligned>
+// elements [c * width - lead, (c + 1) * width - lead) (an fp32 residual's chunk two vectors).
+template <typename T, typename P, bool kAligned, typename R = T>
 struct Row {
   const T* x;
-  const T* residual;
+  const R* residual;
   T* y;
-  T* residual_out;
+  R* residual_out;
   int lead;             // elements of the first chunk that lie before the row
   std::int64_t chunks;  // chunks holding at least one element of the row
   bool residual_aligned, y_aligned, residual_out_aligned, weight_aligned, bias_aligned;
 };
 
-template <bool kAligned, typename T, typename P>
-__device__ Row<T, P, kAligned> row_of(const Tensors<T, P>& t, std::int64_t r) {
+template <bool kAligned, typename T, typename P, typename R>
+__device__ Row<T, P, kAligned, R> row_of(const Tensors<T, P, R>& t, std::int64_t r) {
   constexpr int kWidth = Vector<T>::kWidth;
-  Row<T, P, kAligned> row{};
+  Row<T, P, kAligned, R> row{};
   row.x = t.x + r * t.x_stride;
   row.y = t.y + r * t.y_stride;
   if (t.residual != nullptr) {

@@ -65,10 +65,11 @@ __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAlign
                       load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned));
 }
 
-// y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once.
-template <typename T, typename P, bool kAligned>
-__device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
-                                    std::int64_t first, Statistics s, const Vector<T>& h) {
+// y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once. h: a chunk of the row
+// as the statistics saw it, a Vector<T> (or an fp32 stream's Fp32Chunk, fp32_residual.cuh).
+template <typename T, typename P, bool kAligned, typename R, typename H>
+__device__ void normalise_and_store(const Tensors<T, P, R>& t, const Row<T, P, kAligned, R>& row,
+                                    std::int64_t first, Statistics s, const H& h) {
   constexpr int kWidth = Vector<T>::kWidth;
   float scale[kWidth], shift[kWidth];
   if (t.weight != nullptr) {
@@ -191,9 +192,9 @@ __device__ void prefetch_parameters(const Tensors<T, P>& t, const Row<T, P, kAli
 }
 
 // The statistics of row r, written once: by the thread holding the row's first chunk.
-template <typename T, typename P>
-__device__ void write_statistics(const Tensors<T, P>& t, std::int64_t r, Statistics s, bool centre,
-                                 Slice slice) {
+template <typename T, typename P, typename R>
+__device__ void write_statistics(const Tensors<T, P, R>& t, std::int64_t r, Statistics s,
+                                 bool centre, Slice slice) {
   if (slice.offset != 0) return;
   if (centre && t.mean != nullptr) t.mean[r] = s.mean;
   if (t.rstd != nullptr) t.rstd[r] = s.rstd;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "general.cuh"
 #include "normlab/check.hpp"
@@ -12,15 +13,15 @@
 
 namespace normlab::kernels {
 
-template <typename T, typename P>
-Tensors<T, P> tensors_of(const NormCall& call) {
+template <typename T, typename P, typename R = T>
+Tensors<T, P, R> tensors_of(const NormCall& call) {
   return {.x = static_cast<const T*>(call.x),
           .x_stride = call.x_stride,
-          .residual = static_cast<const T*>(call.residual),
+          .residual = static_cast<const R*>(call.residual),
           .residual_stride = call.residual_stride,
           .y = static_cast<T*>(call.y),
           .y_stride = call.y_stride,
-          .residual_out = static_cast<T*>(call.residual_out),
+          .residual_out = static_cast<R*>(call.residual_out),
           .residual_out_stride = call.residual_out_stride,
           .weight = static_cast<const P*>(call.weight),
           .bias = static_cast<const P*>(call.bias),
@@ -46,13 +47,15 @@ inline Capabilities every_tensor() {
 }
 
 /// What the general launcher itself takes besides: fp16 and bf16 parameters with fp32 tensors
-/// (its instances of those pairings), and RMSNorm with a bias (normalise_and_store adds one
-/// whenever it is given; the other families are not instantiated for the pairings, and their
-/// launchers refuse an RMSNorm bias).
+/// (its instances of those pairings), RMSNorm with a bias (normalise_and_store adds one
+/// whenever it is given), and an fp32 residual stream with 16-bit x (fp32_residual.cuh); the
+/// other families are not instantiated for these, and their launchers refuse an RMSNorm bias and
+/// an fp32 stream.
 inline Capabilities general_tensors() {
   Capabilities can = every_tensor();
   can.narrow_parameters = true;
   can.rmsnorm_bias = true;
+  can.fp32_residual = true;
   return can;
 }
 
@@ -92,16 +95,34 @@ void with_dtype_pair(const char* fn, const NormCall& call, Visit&& visit) {
   }
 }
 
+/// Which residual streams a launcher's add + norm is instantiated for: in x's dtype (every
+/// family), and also in fp32 with 16-bit x (the general launcher: Tensors<T, P, float>).
+enum class Streams { x_dtype, fp32 };
+
 /// Checks that @p call is a forward norm (rmsnorm, layernorm, add_rmsnorm, add_layernorm) with
-/// parameters in a pairing of @p kPairings, then calls @p launch with its Tensors<T, P>.
-template <Pairings kPairings = Pairings::usual, typename Launch>
+/// parameters in a pairing of @p kPairings and, for add + norm, a residual stream of
+/// @p kStreams, then calls @p launch with its Tensors<T, P> (Tensors<T, P, float> for an fp32
+/// stream with 16-bit x). Other ops ignore NormCall::residual_dtype, as they ignore the residual.
+template <Pairings kPairings = Pairings::usual, Streams kStreams = Streams::x_dtype,
+          typename Launch>
 void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
   check_argument(is_forward_norm(call.op), fn, "op", [&] {
     return std::string("must be rmsnorm, layernorm, add_rmsnorm or add_layernorm (got ") +
            name_of(call.op) + ")";
   });
-  with_dtype_pair<kPairings>(fn, call,
-                             [&]<typename T, typename P>() { launch(tensors_of<T, P>(call)); });
+  constexpr bool kFp32 = kStreams == Streams::fp32;
+  const DType stream = call.residual_dtype.value_or(call.dtype);
+  const bool fp32_stream = is_add(call.op) && stream != call.dtype;
+  check_argument(!fp32_stream || (kFp32 && stream == DType::f32), fn, "residual_dtype", [&] {
+    return std::string("must be the input dtype") + (kFp32 ? ", or fp32 with 16-bit inputs" : "") +
+           " (got " + name_of(stream) + " with " + name_of(call.dtype) + " inputs)";
+  });
+  with_dtype_pair<kPairings>(fn, call, [&]<typename T, typename P>() {
+    if constexpr (kFp32 && !std::is_same_v<T, float>) {
+      if (fp32_stream) return launch(tensors_of<T, P, float>(call));
+    }
+    launch(tensors_of<T, P>(call));
+  });
 }
 
 }  // namespace normlab::kernels

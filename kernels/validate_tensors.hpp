@@ -14,19 +14,19 @@ namespace normlab::kernels {
 // The checks of every launcher, before anything is launched: a shape, eps, and each tensor
 // the op reads or writes non-null (when rows > 0), with a stride of at least cols and aligned
 // to its element; the parameters aligned to theirs.
-template <typename T, typename P>
-inline void validate(const char* fn, const Tensors<T, P>& t, bool add) {
+template <typename T, typename P, typename R>
+inline void validate(const char* fn, const Tensors<T, P, R>& t, bool add) {
   validate_shape(fn, t.rows, t.cols);
   validate_eps(fn, t.eps);
-  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
+  auto tensor = [&](const char* name, const void* data, std::int64_t stride, std::size_t element) {
     validate_tensor(fn, name, data, t.rows, t.cols, stride);
-    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
+    validate_alignment(fn, name, data, stride, element, element);
   };
-  tensor("x", t.x, t.x_stride);
-  tensor("y", t.y, t.y_stride);
+  tensor("x", t.x, t.x_stride, sizeof(T));
+  tensor("y", t.y, t.y_stride, sizeof(T));
   if (add) {
-    tensor("residual", t.residual, t.residual_stride);
-    tensor("residual_out", t.residual_out, t.residual_out_stride);
+    tensor("residual", t.residual, t.residual_stride, sizeof(R));
+    tensor("residual_out", t.residual_out, t.residual_out_stride, sizeof(R));
   }
   validate_alignment(fn, "weight", t.weight, 0, sizeof(P), sizeof(P));
   validate_alignment(fn, "bias", t.bias, 0, sizeof(P), sizeof(P));

@@ -25,6 +25,8 @@ std::int64_t element_bytes(const TensorSpec& spec, const NormCall& call) {
       return static_cast<std::int64_t>(size_of(call.weight_dtype));
     case Element::incoming:
       return static_cast<std::int64_t>(size_of(call.dy_dtype.value_or(call.dtype)));
+    case Element::stream:
+      return static_cast<std::int64_t>(size_of(call.residual_dtype.value_or(call.dtype)));
     case Element::fp32:
       break;
   }

@@ -48,16 +48,18 @@ Facts with_configured_choice(const Requirements& needs, const configured::Proble
 }  // namespace
 
 Facts facts_of(const NormCall& call, int compute_capability) {
-  Requirements needs{.op = call.op,
-                     .shape = {.rows = call.rows,
-                               .cols = call.cols,
-                               .dtype = call.dtype,
-                               .weight_dtype = call.weight_dtype,
-                               .weight = call.weight != nullptr,
-                               .bias = false,
-                               .dy_dtype = is_backward(call.op) ? call.dy_dtype : std::nullopt},
-                     .weight_plus_one = call.weight_plus_one,
-                     .compute_capability = compute_capability};
+  Requirements needs{
+      .op = call.op,
+      .shape = {.rows = call.rows,
+                .cols = call.cols,
+                .dtype = call.dtype,
+                .weight_dtype = call.weight_dtype,
+                .weight = call.weight != nullptr,
+                .bias = false,
+                .dy_dtype = is_backward(call.op) ? call.dy_dtype : std::nullopt,
+                .residual_dtype = is_add(call.op) ? call.residual_dtype : std::nullopt},
+      .weight_plus_one = call.weight_plus_one,
+      .compute_capability = compute_capability};
   bool parameters_aligned = true;
   for (const TensorSpec& spec : tensors_of(call.op)) {
     if (!given(spec, call)) continue;
@@ -238,6 +240,8 @@ std::string describe(const Requirements& needs) {
     text += std::string(" with ") + name_of(s.weight_dtype) + " parameters";
   if (s.bias && !takes_bias(needs.op)) text += " with a bias";
   if (dy_dtype_of(s) != s.dtype) text += std::string(" with ") + name_of(dy_dtype_of(s)) + " dy";
+  if (residual_dtype_of(s) != s.dtype)
+    text += std::string(" with ") + name_of(residual_dtype_of(s)) + " residual";
   return text;
 }
 

@@ -35,6 +35,7 @@ class PlanKey {
     put(static_cast<std::int64_t>(call.dtype));
     put(static_cast<std::int64_t>(call.weight_dtype));
     put(call.dy_dtype ? static_cast<std::int64_t>(*call.dy_dtype) : -1);
+    put(call.residual_dtype ? static_cast<std::int64_t>(*call.residual_dtype) : -1);
     put(call.weight_plus_one);
     put(call.rows);
     put(call.cols);

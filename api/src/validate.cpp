@@ -49,6 +49,13 @@ void validate_types(const NormCall& call) {
       });
   check_argument(!is_backward(call.op) || !call.dy_dtype || is_dtype(*call.dy_dtype), kFunction,
                  "dy_dtype", "must be fp32, fp16 or bf16");
+  // The residual stream in x's dtype, or in fp32 across layers with 16-bit x.
+  check_argument(!is_add(call.op) || !call.residual_dtype || *call.residual_dtype == call.dtype ||
+                     *call.residual_dtype == DType::f32,
+                 kFunction, "residual_dtype", [&] {
+                   return std::string("must be the activations' dtype (") + name_of(call.dtype) +
+                          ") or fp32";
+                 });
 }
 
 // A tensor the call gives: non-null where it must hold something, rows no closer than cols,

@@ -12,7 +12,8 @@ namespace normlab::ch07 {
 
 std::vector<KernelEntry> entries() {
   // Every op: fp32, fp16 and bf16 tensors with parameters in their dtype or fp32, and fp32
-  // tensors with fp16 or bf16 parameters; weight and bias optional, RMSNorm's bias too; (1 + w)
+  // tensors with fp16 or bf16 parameters; the fused adds' residual stream in fp32 with fp16 or
+  // bf16 x (kernels/fp32_residual.cuh); weight and bias optional, RMSNorm's bias too; (1 + w)
   // (normalise_and_store adds the offset when a weight is given); any strides and element alignment
   // (chunks follow memory's 16-byte grid, alignment 0); any width (rows too wide for registers are
   // streamed) and any number of rows (blocks loop over rows); mean and rstd written. In place (y

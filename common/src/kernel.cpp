@@ -48,6 +48,12 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
       return std::string("no ") + name_of(dy) + " dy with " + name_of(s.dtype) + " x";
     if (needs.in_place) return "dx over dy only when dy is in x's dtype";
   }
+  const DType stream = residual_dtype_of(s);
+  if (stream != s.dtype) {
+    if (!is_add(op)) return std::string(name_of(op)) + " has no residual";
+    if (stream != DType::f32 || !can.fp32_residual)
+      return std::string("no ") + name_of(stream) + " residual with " + name_of(s.dtype) + " x";
+  }
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
   if (can.max_row_bytes != 0 &&

@@ -19,7 +19,7 @@ constexpr Role kIn = Role::input, kOut = Role::output, kStat = Role::statistic,
                kGrad = Role::gradient;
 constexpr Extent kMatrix = Extent::matrix, kVector = Extent::row_vector, kRow = Extent::per_row;
 constexpr Element kAct = Element::activation, kParam = Element::parameter, kF32 = Element::fp32,
-                  kIncoming = Element::incoming;
+                  kIncoming = Element::incoming, kStream = Element::stream;
 
 // [op_tables]
 constexpr TensorSpec kCopy[] = {
@@ -44,20 +44,20 @@ constexpr TensorSpec kLayernorm[] = {
 };
 constexpr TensorSpec kAddRmsnorm[] = {
     {x, kIn, kMatrix, kAct},
-    {residual, kIn, kMatrix, kAct},
+    {residual, kIn, kMatrix, kStream},
     {weight, kIn, kVector, kParam, Presence::weight},
     {bias, kIn, kVector, kParam, Presence::bias},
     {y, kOut, kMatrix, kAct},
-    {residual_out, kOut, kMatrix, kAct, Presence::always, residual},
+    {residual_out, kOut, kMatrix, kStream, Presence::always, residual},
     {rstd, kStat, kRow, kF32, Presence::statistics},
 };
 constexpr TensorSpec kAddLayernorm[] = {
     {x, kIn, kMatrix, kAct},
-    {residual, kIn, kMatrix, kAct},
+    {residual, kIn, kMatrix, kStream},
     {weight, kIn, kVector, kParam, Presence::weight},
     {bias, kIn, kVector, kParam, Presence::bias},
     {y, kOut, kMatrix, kAct},
-    {residual_out, kOut, kMatrix, kAct, Presence::always, residual},
+    {residual_out, kOut, kMatrix, kStream, Presence::always, residual},
     {mean, kStat, kRow, kF32, Presence::statistics},
     {rstd, kStat, kRow, kF32, Presence::statistics},
 };
@@ -112,7 +112,8 @@ void reference_rows(Op op, const Case& c, std::int64_t rows, Dense& values) {
                          .weight = at(values, weight),
                          .bias = at(values, bias),
                          .weight_plus_one = c.weight_plus_one};
-  const Rounding h_rounding = rounding_for(c.shape.dtype);  // h as the kernel stores it
+  // h as the kernel stores it: in the residual stream's dtype (x's, or fp32 with 16-bit x).
+  const Rounding h_rounding = rounding_for(residual_dtype_of(c.shape));
   ReferenceForward forward;
   switch (op) {
     case Op::rmsnorm:
@@ -306,6 +307,8 @@ DType dtype_of(const TensorSpec& spec, const Case& c) {
       return c.shape.weight_dtype;
     case Element::incoming:
       return dy_dtype_of(c.shape);
+    case Element::stream:
+      return residual_dtype_of(c.shape);
     case Element::fp32:
       break;
   }

@@ -36,6 +36,10 @@ DType dy_dtype_of(const Shape& shape) {
   return shape.dy_dtype.value_or(shape.dtype);
 }
 
+DType residual_dtype_of(const Shape& shape) {
+  return shape.residual_dtype.value_or(shape.dtype);
+}
+
 namespace {
 constexpr Op kOps[] = {
     Op::copy,          Op::rmsnorm,          Op::layernorm,         Op::add_rmsnorm,
@@ -79,7 +83,9 @@ double bytes_moved(Op op, const Shape& s) {
       static_cast<double>(s.cols) * static_cast<double>(size_of(s.weight_dtype));
   const double incoming = static_cast<double>(s.rows) * static_cast<double>(s.cols) *
                           static_cast<double>(size_of(dy_dtype_of(s)));  // dy
-  const double statistic = static_cast<double>(s.rows) * 4.0;            // one fp32 per row
+  const double stream = static_cast<double>(s.rows) * static_cast<double>(s.cols) *
+                        static_cast<double>(size_of(residual_dtype_of(s)));  // residual (out)
+  const double statistic = static_cast<double>(s.rows) * 4.0;                // one fp32 per row
   const double parameters = (s.weight ? parameter : 0.0) + (s.bias ? parameter : 0.0);
   switch (op) {
     case Op::copy:
@@ -89,7 +95,7 @@ double bytes_moved(Op op, const Shape& s) {
       return 2 * activation + parameters;
     case Op::add_rmsnorm:
     case Op::add_layernorm:
-      return 4 * activation + parameters;
+      return 2 * activation + 2 * stream + parameters;
     // read x, dy; write dx; read the parameters, write their gradients; read the statistics
     case Op::rmsnorm_backward:
       return 2 * activation + incoming + 2 * parameters + statistic;

@@ -64,10 +64,12 @@ Workspace::~Workspace() = default;
 
 Requirements requirements_of(const Case& c) {
   // Every activation is placed misalign elements past a cudaMalloc'd (256-byte) address; dy's
-  // elements may be wider or narrower than the others' (Shape::dy_dtype).
+  // and the residual stream's elements may be wider or narrower than the others'
+  // (Shape::dy_dtype, Shape::residual_dtype).
   const auto element = static_cast<std::uint64_t>(
-      std::min(size_of(c.shape.dtype),
-               is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype)));
+      std::min({size_of(c.shape.dtype),
+                is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype),
+                is_add(c.op) ? size_of(residual_dtype_of(c.shape)) : size_of(c.shape.dtype)}));
   return {
       .op = c.op,
       .shape = c.shape,
@@ -95,6 +97,7 @@ NormCall Workspace::State::call_for(void* scratch, std::size_t scratch_bytes) {
   call.dtype = c.shape.dtype;
   call.weight_dtype = c.shape.weight_dtype;
   if (is_backward(c.op)) call.dy_dtype = c.shape.dy_dtype;
+  if (is_add(c.op)) call.residual_dtype = c.shape.residual_dtype;
   call.rows = c.shape.rows;
   call.cols = c.shape.cols;
   call.eps = c.eps;
@@ -217,6 +220,8 @@ std::string Case::describe() const {
   out << name_of(op) << " " << name_of(shape.dtype) << " " << shape.rows << "x" << shape.cols;
   if (shape.weight_dtype != shape.dtype) out << " weight=" << name_of(shape.weight_dtype);
   if (dy_dtype_of(shape) != shape.dtype) out << " dy=" << name_of(dy_dtype_of(shape));
+  if (residual_dtype_of(shape) != shape.dtype)
+    out << " residual=" << name_of(residual_dtype_of(shape));
   if (!shape.weight) out << " no-weight";
   if (shape.bias) out << " bias";
   out << " " << name_of(input.distribution) << "(mean " << input.mean << ", scale " << input.scale

@@ -35,8 +35,8 @@ except ImportError:
     __version__ = _repository_version()
 
 from .modules import LayerNorm, RMSNorm, replace_norms
-from .ops import (backend, extension_error, fused_add_layer_norm_, fused_add_rms_norm_,
-                  layer_norm, library_path, rms_norm)
+from .ops import (backend, extension_error, fused_add_layer_norm, fused_add_layer_norm_,
+                  fused_add_rms_norm, fused_add_rms_norm_, layer_norm, library_path, rms_norm)
 
 __all__ = ["__version__", "rms_norm", "layer_norm", "fused_add_rms_norm_", "fused_add_layer_norm_",
-           "RMSNorm", "LayerNorm", "replace_norms", "library_path", "backend", "extension_error"]
+           "fused_add_rms_norm", "fused_add_layer_norm", "RMSNorm", "LayerNorm", "replace_norms", "library_path", "backend", "extension_error"]

@@ -37,7 +37,7 @@ _library = capi.load()
 _DTYPES = {torch.float32: capi.DTYPE_F32, torch.float16: capi.DTYPE_F16,
            torch.bfloat16: capi.DTYPE_BF16}
 # NormCall fields that are rows x cols with a row stride (the others are vectors).
-_ROW_FIELDS = ("x", "residual", "y", "residual_out", "dy", "dx")
+_ROW_FIELDS = ("x", "residual", "y", "residual_out", "dy", "dresidual", "dx")
 # eps of the backward calls: the saved rstd already holds the forward's; NormCall's default.
 _BACKWARD_EPS = 1e-5
 
@@ -89,10 +89,11 @@ def extension_error():
 # ---------------------------------------------------------------- checks (metadata only)
 
 
-def _check_activation(name, tensor, x=None, any_dtype=False):
+def _check_activation(name, tensor, x=None, any_dtype=False, stream=False):
     """A float tensor of at least one dimension on a CUDA device (meta too: shapes only); with
     @p x given, on x's device with x's shape, and x's dtype unless @p any_dtype (dy: read
-    exactly in whichever dtype it comes, as under autocast)."""
+    exactly in whichever dtype it comes, as under autocast) or, for @p stream (a fused add's
+    residual), float32 with 16-bit x (the residual stream kept in float32)."""
     if tensor.dtype not in _DTYPES:
         raise TypeError(f"{name} has dtype {tensor.dtype}; normlab takes float32, float16 or "
                         "bfloat16")
@@ -105,8 +106,10 @@ def _check_activation(name, tensor, x=None, any_dtype=False):
         return
     if tensor.device != x.device:
         raise ValueError(f"{name} is on {tensor.device} and x on {x.device}")
-    if tensor.dtype != x.dtype and not any_dtype:
-        raise TypeError(f"{name} has dtype {tensor.dtype} and x {x.dtype}; they must match")
+    fp32_stream = stream and tensor.dtype is torch.float32
+    if tensor.dtype != x.dtype and not any_dtype and not fp32_stream:
+        also = f" (or {name} be torch.float32, the residual stream in float32)" if stream else ""
+        raise TypeError(f"{name} has dtype {tensor.dtype} and x {x.dtype}; they must match{also}")
     if tensor.shape != x.shape:
         raise ValueError(f"{name} has shape {tuple(tensor.shape)} and x {tuple(x.shape)}; "
                          "they must match")
@@ -169,9 +172,10 @@ def _row_stride(name, tensor):
 def _check_norm(x, weight, bias, eps, gemma=False, residual=None, out=None):
     """Every check of a forward call."""
     _check_activation("x", x)
-    for name, tensor in (("residual", residual), ("out", out)):
-        if tensor is not None:
-            _check_activation(name, tensor, x)
+    if residual is not None:
+        _check_activation("residual", residual, x, stream=True)
+    if out is not None:
+        _check_activation("out", out, x)
     _check_parameter("weight", weight, x)
     _check_parameter("bias", bias, x)
     if weight is not None and bias is not None and bias.dtype != weight.dtype:
@@ -206,7 +210,7 @@ def _check_disjoint(name, tensor, other_name, other):
     if end <= other_start or other_end <= start:
         return
     stride = _row_stride(name, tensor)
-    if stride == _row_stride(other_name, other):
+    if stride == _row_stride(other_name, other) and tensor.element_size() == other.element_size():
         row_bytes, used = stride * tensor.element_size(), tensor.shape[-1] * tensor.element_size()
         offset = (other_start - start) % row_bytes
         if used <= offset <= row_bytes - used:
@@ -271,6 +275,9 @@ def _run(op, eps, gemma=False, **tensors):
     dy = tensors.get("dy")
     if dy is not None and dy.dtype != x.dtype:
         call.dy_dtype_given, call.dy_dtype = 1, _DTYPES[dy.dtype]
+    residual = tensors.get("residual")
+    if residual is not None and residual.dtype != x.dtype:
+        call.residual_dtype_given, call.residual_dtype = 1, _DTYPES[residual.dtype]
     for field, tensor in tensors.items():
         if tensor is None:
             continue
@@ -721,7 +728,8 @@ def _fused_add_rms_norm_checks(x: Tensor, residual: Tensor, weight: Optional[Ten
 
 
 def _fused_add_rms_norm_body(x, residual, weight, eps, gemma):
-    """residual <- x + residual (rounded to the dtype); x <- rms_norm(residual)."""
+    """residual <- x + residual (rounded to residual's dtype: x's, or float32 with 16-bit x);
+    x <- rms_norm(residual)."""
     _fused_add_rms_norm_checks(x, residual, weight, eps, gemma)
     if x.numel():
         _check_disjoint("x", x, "residual", residual)
@@ -741,12 +749,14 @@ _fused_add_rms_norm_.register_fake(_fused_add_rms_norm_checks)
 
 def fused_add_rms_norm_(x, residual, weight, eps, gemma=False):
     """In place, as vLLM and FlashInfer: residual <- x + residual, then x <- RMSNorm of it.
-    Returns (x, residual). Forward only: for training, rms_norm(x + residual, ...)."""
+    Returns (x, residual). The residual may be float32 with 16-bit x (the stream kept in float32:
+    h is added and normalised in float32, only x's result is rounded). Forward only: for
+    training, fused_add_rms_norm."""
     if not _compiling() and _extension is not None:
         done = _extension.fused_add_rms_norm_(x, residual, weight, eps, gemma)
         if done is not None:
             return done
-    _refuse_grad("fused_add_rms_norm_", "rms_norm(x + residual, weight, eps)", x=x,
+    _refuse_grad("fused_add_rms_norm_", "fused_add_rms_norm(x, residual, weight, eps)", x=x,
                  residual=residual, weight=weight)
     if not _eager(x):
         torch.ops.normlab.fused_add_rms_norm_(x, residual, weight, eps, gemma)
@@ -764,7 +774,8 @@ def _fused_add_layer_norm_checks(x: Tensor, residual: Tensor, weight: Optional[T
 
 
 def _fused_add_layer_norm_body(x, residual, weight, bias, eps):
-    """residual <- x + residual (rounded to the dtype); x <- layer_norm(residual)."""
+    """residual <- x + residual (rounded to residual's dtype: x's, or float32 with 16-bit x);
+    x <- layer_norm(residual)."""
     _fused_add_layer_norm_checks(x, residual, weight, bias, eps)
     if x.numel():
         _check_disjoint("x", x, "residual", residual)
@@ -784,12 +795,13 @@ _fused_add_layer_norm_.register_fake(_fused_add_layer_norm_checks)
 
 def fused_add_layer_norm_(x, residual, weight, bias, eps):
     """In place: residual <- x + residual, then x <- LayerNorm of it. Returns (x, residual).
-    Forward only: for training, layer_norm(x + residual, ...)."""
+    The residual may be float32 with 16-bit x, as for fused_add_rms_norm_. Forward only: for
+    training, fused_add_layer_norm."""
     if not _compiling() and _extension is not None:
         done = _extension.fused_add_layer_norm_(x, residual, weight, bias, eps)
         if done is not None:
             return done
-    _refuse_grad("fused_add_layer_norm_", "layer_norm(x + residual, weight, bias, eps)",
+    _refuse_grad("fused_add_layer_norm_", "fused_add_layer_norm(x, residual, weight, bias, eps)",
                  x=x, residual=residual, weight=weight, bias=bias)
     if not _eager(x):
         torch.ops.normlab.fused_add_layer_norm_(x, residual, weight, bias, eps)
@@ -799,3 +811,144 @@ def fused_add_layer_norm_(x, residual, weight, bias, eps):
     else:
         _fused_add_layer_norm_body(x, residual, weight, bias, eps)
     return x, residual
+
+
+# ---------------------------------------------------------------- residual add + norm, autograd
+#
+# (y, residual_out) = fused_add_*_norm(x, residual, ...): h = x + residual is stored in
+# residual_out in residual's dtype (x's, or float32 with 16-bit x: the stream kept in float32)
+# and normalised as stored, y in x's dtype. Backward: the gradient reaching h is the norm's
+# backward of dy (from the stored h and the forward's statistics) plus residual_out's gradient,
+# which the backward kernels add into dx (NormCall::dresidual); x and residual both receive it,
+# each in its dtype. The parameters' gradients are the backward's column sums.
+
+
+def _fused_add_outputs(x, residual, weight, bias, eps, gemma=False):
+    _check_norm(x, weight, bias, eps, gemma, residual=residual)
+    return _like_rows(x), _like_rows(residual), _per_row(x)
+
+
+def _fused_add_rms_norm_outputs(x: Tensor, residual: Tensor, weight: Optional[Tensor],
+                                eps: float, gemma: bool):
+    return _fused_add_outputs(x, residual, weight, None, eps, gemma)
+
+
+@torch.library.custom_op("normlab::fused_add_rms_norm", mutates_args=())
+def _fused_add_rms_norm(x: Tensor, residual: Tensor, weight: Optional[Tensor], eps: float,
+                        gemma: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """y, residual_out = x + residual, and rstd per row."""
+    y, h, rstd = _fused_add_rms_norm_outputs(x, residual, weight, eps, gemma)
+    if x.numel():
+        _run(capi.OP_ADD_RMSNORM, eps, gemma, x=x, residual=residual, y=y, residual_out=h,
+             weight=weight, rstd=rstd)
+    return y, h, rstd
+
+
+_fused_add_rms_norm.register_fake(_fused_add_rms_norm_outputs)
+
+
+def _fused_add_layer_norm_outputs(x: Tensor, residual: Tensor, weight: Optional[Tensor],
+                                  bias: Optional[Tensor], eps: float):
+    y, h, rstd = _fused_add_outputs(x, residual, weight, bias, eps)
+    return y, h, _per_row(x), rstd
+
+
+@torch.library.custom_op("normlab::fused_add_layer_norm", mutates_args=())
+def _fused_add_layer_norm(x: Tensor, residual: Tensor, weight: Optional[Tensor],
+                          bias: Optional[Tensor], eps: float) -> tuple[Tensor, Tensor, Tensor,
+                                                                       Tensor]:
+    """y, residual_out = x + residual, and mean and rstd per row."""
+    y, h, mean, rstd = _fused_add_layer_norm_outputs(x, residual, weight, bias, eps)
+    if x.numel():
+        _run(capi.OP_ADD_LAYERNORM, eps, x=x, residual=residual, y=y, residual_out=h,
+             weight=weight, bias=bias, mean=mean, rstd=rstd)
+    return y, h, mean, rstd
+
+
+_fused_add_layer_norm.register_fake(_fused_add_layer_norm_outputs)
+
+
+def _fused_add_backward_outputs(dy: Tensor, dresidual: Tensor, h: Tensor,
+                                weight: Optional[Tensor], bias: Optional[Tensor],
+                                mean: Optional[Tensor], rstd: Tensor, gemma: bool):
+    _check_activation("dresidual", dresidual, h)
+    return _backward_outputs(dy, h, weight, bias)
+
+
+@torch.library.custom_op("normlab::fused_add_norm_backward", mutates_args=())
+def _fused_add_norm_backward(dy: Tensor, dresidual: Tensor, h: Tensor, weight: Optional[Tensor],
+                             bias: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor,
+                             gemma: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """dh (in h's dtype: the norm's backward of dy plus dresidual), dweight and dbias (empty
+    without their parameter), from the stored h and the forward's statistics: LayerNorm's where
+    mean is given, else RMSNorm's."""
+    dh, dweight, dbias = _fused_add_backward_outputs(dy, dresidual, h, weight, bias, mean, rstd,
+                                                     gemma)
+    if h.numel():
+        op = capi.OP_LAYERNORM_BACKWARD if mean is not None else capi.OP_RMSNORM_BACKWARD
+        _run(op, _BACKWARD_EPS, gemma, dy=dy, dresidual=dresidual, x=h, dx=dh, weight=weight,
+             dweight=dweight if weight is not None else None,
+             dbias=dbias if bias is not None else None, saved_mean=mean, saved_rstd=rstd)
+    else:
+        _zero_without_rows(dweight, dbias)
+    return dh, dweight, dbias
+
+
+_fused_add_norm_backward.register_fake(_fused_add_backward_outputs)
+
+
+def _fused_add_gradients(ctx, dy, dresidual):
+    """The gradients of (x, residual, weight, and bias or gemma's place, eps)."""
+    h, weight, bias, mean, rstd = ctx.saved_tensors
+    dh, dweight, dbias = torch.ops.normlab.fused_add_norm_backward(
+        _rows_of(dy), _rows_of(dresidual), h, weight, bias, mean, rstd, ctx.gemma)
+    return (dh.to(ctx.x_dtype), dh, dweight if weight is not None else None,
+            dbias if bias is not None else None, None)
+
+
+def _fused_add_rms_norm_setup(ctx, inputs, output):
+    x, _, weight, _, gemma = inputs
+    _, h, rstd = output
+    ctx.mark_non_differentiable(rstd)
+    ctx.save_for_backward(h, weight, None, None, rstd)
+    ctx.gemma, ctx.x_dtype = gemma, x.dtype
+
+
+def _fused_add_rms_norm_gradients(ctx, dy, dresidual, _rstd):
+    return _fused_add_gradients(ctx, dy, dresidual)
+
+
+_fused_add_rms_norm.register_autograd(_fused_add_rms_norm_gradients,
+                                      setup_context=_fused_add_rms_norm_setup)
+
+
+def _fused_add_layer_norm_setup(ctx, inputs, output):
+    x, _, weight, bias, _ = inputs
+    _, h, mean, rstd = output
+    ctx.mark_non_differentiable(mean, rstd)
+    ctx.save_for_backward(h, weight, bias, mean, rstd)
+    ctx.gemma, ctx.x_dtype = False, x.dtype
+
+
+def _fused_add_layer_norm_gradients(ctx, dy, dresidual, _mean, _rstd):
+    return _fused_add_gradients(ctx, dy, dresidual)
+
+
+_fused_add_layer_norm.register_autograd(_fused_add_layer_norm_gradients,
+                                        setup_context=_fused_add_layer_norm_setup)
+
+
+def fused_add_rms_norm(x, residual, weight, eps, gemma=False):
+    """(y, residual_out), with autograd, as Liger's and QuACK's fused add: residual_out = h =
+    x + residual in residual's dtype, which is x's or, with 16-bit x, float32 (the residual
+    stream kept in float32 across layers: h is never rounded to x's dtype, and its statistics
+    are taken of the float32 h); y = RMSNorm(h) in x's dtype. Gradients: x and residual each
+    receive dy through the norm plus residual_out's gradient, in their dtypes."""
+    y, residual_out, _ = torch.ops.normlab.fused_add_rms_norm(x, residual, weight, eps, gemma)
+    return y, residual_out
+
+
+def fused_add_layer_norm(x, residual, weight, bias, eps):
+    """(y, residual_out) as fused_add_rms_norm, with y = LayerNorm(h)."""
+    y, residual_out, _, _ = torch.ops.normlab.fused_add_layer_norm(x, residual, weight, bias, eps)
+    return y, residual_out

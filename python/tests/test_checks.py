@@ -103,6 +103,16 @@ BAD_INPUTS = [
      lambda: nt.rms_norm(meta(64).expand(5, 64), None, 1e-6)),
     (TypeError, "residual has dtype torch.float16 and x torch.bfloat16",
      lambda: nt.fused_add_rms_norm_(X, meta(2, 3, 64, dtype=torch.float16), None, 1e-6)),
+    (TypeError, r"residual has dtype torch.float16 and x torch.float32; they must match \(or "
+                r"residual be torch.float32, the residual stream in float32\)",
+     lambda: nt.fused_add_layer_norm_(X.float(), X.half(), None, None, 1e-6)),
+    (TypeError, "residual has dtype torch.bfloat16 and x torch.float16",
+     lambda: nt.fused_add_rms_norm(X.half(), X, None, 1e-6)),
+    (ValueError, r"residual has shape \(2, 3, 65\) and x \(2, 3, 64\)",
+     lambda: nt.fused_add_layer_norm(X, meta(2, 3, 65, dtype=torch.float32), None, None, 1e-6)),
+    (TypeError, "dresidual has dtype torch.bfloat16 and x torch.float32",
+     lambda: torch.ops.normlab.fused_add_norm_backward(X, X, X.float(), None, None, None,
+                                                       meta(2, 3, dtype=torch.float32), False)),
     (ValueError, r"residual has shape \(2, 3, 65\) and x \(2, 3, 64\)",
      lambda: nt.fused_add_layer_norm_(X, meta(2, 3, 65), None, None, 1e-6)),
     (ValueError, r"residual \(shape \(2, 3, 64\), strides \(1, 2, 6\)\) is not rows",
@@ -151,7 +161,7 @@ def test_layouts_that_are_rows_one_stride_apart():
 def test_forward_only_forms_refuse_grad():
     x = meta(4, 64, dtype=torch.float32).requires_grad_()
     with pytest.raises(RuntimeError, match=r"fused_add_layer_norm_ is forward only and x "
-                                           r"requires grad.*layer_norm\(x \+ residual"):
+                                           r"requires grad.*call fused_add_layer_norm\(x, "):
         nt.fused_add_layer_norm_(x, meta(4, 64, dtype=torch.float32), None, None, 1e-5)
     with pytest.raises(RuntimeError, match="weight requires grad"):
         nt.layer_norm(x.detach(), W.clone().requires_grad_(), None, 1e-5,
@@ -383,3 +393,54 @@ def test_both_paths_give_the_same_outputs_for_mixed_dtypes_and_the_bias(monkeypa
     theirs = outputs()
     monkeypatch.setattr(nt.ops, "_extension", None)
     assert theirs == outputs()
+
+
+# ---------------------------------------------------------------- the fused adds' residual stream
+
+
+def test_a_float32_residual_stream_on_meta():
+    """16-bit x with a float32 residual: the in-place adds take it (the residual stays float32),
+    the autograd adds give y in x's dtype and residual_out in the residual's, and each input's
+    gradient in its own dtype (weight and bias theirs). The residual in x's dtype as before."""
+    for half in (torch.bfloat16, torch.float16):
+        x, r = meta(2, 3, 64, dtype=half), meta(2, 3, 64, dtype=torch.float32)
+        assert nt.fused_add_rms_norm_(x, r, W, 1e-6)[1] is r
+        assert nt.fused_add_layer_norm_(x, r, None, W, 1e-6)[1] is r
+        for stream in (torch.float32, half):
+            x = meta(2, 3, 64, dtype=half).requires_grad_()
+            r = meta(2, 3, 64, dtype=stream).requires_grad_()
+            w, b = meta(64, dtype=half).requires_grad_(), meta(64, dtype=half).requires_grad_()
+            for norm in (lambda: nt.fused_add_rms_norm(x, r, w, 1e-6),
+                         lambda: nt.fused_add_rms_norm(x, r, w, 1e-6, gemma=True),
+                         lambda: nt.fused_add_layer_norm(x, r, w, b, 1e-5)):
+                y, h = norm()
+                assert (y.dtype, h.dtype, y.shape, h.shape) == (half, stream, x.shape, x.shape)
+                (y.sum() + h.sum()).backward()
+                assert (x.grad.dtype, r.grad.dtype, w.grad.dtype) == (half, stream, half)
+                for t in (x, r, w, b):
+                    t.grad = None
+
+
+def fused_adds(x, r, w, b):
+    """The fused adds with autograd and, without grad, in place, on a float32 stream."""
+    with torch.no_grad():
+        xi, ri = x.detach().clone(), r.detach().clone()
+        nt.fused_add_rms_norm_(xi, ri, w.detach(), 1e-6)
+        nt.fused_add_layer_norm_(xi, ri, w.detach(), b.detach(), 1e-6)
+    y, h = nt.fused_add_rms_norm(x, r, w, 1e-6)
+    y2, h2 = nt.fused_add_layer_norm(y, h, w, b, 1e-5)
+    return y2.float() + h2 + xi.float() + ri
+
+
+def test_compile_traces_the_fused_adds_with_autograd_in_one_graph():
+    import torch._dynamo
+
+    x, r = meta(4, 64).requires_grad_(), meta(4, 64, dtype=torch.float32).requires_grad_()
+    w, b = meta(64).requires_grad_(), meta(64).requires_grad_()
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(fused_adds)(x, r, w, b)
+    assert (explained.graph_break_count, explained.graph_count) == (0, 1), explained.break_reasons
+    compiled = torch.compile(fused_adds, fullgraph=True, backend="aot_eager")
+    compiled(x, r, w, b).sum().backward()
+    assert (x.grad.dtype, r.grad.dtype, w.grad.dtype, b.grad.dtype) == (
+        torch.bfloat16, torch.float32, torch.bfloat16, torch.bfloat16)

@@ -127,6 +127,88 @@ def test_fused_add_in_place(generator, dtype, weight_dtype, shape, backend):
     assert_close("x (1 + w)", gemma_x, ref.rms_norm(h, w, EPS, gemma=True), dtype)
 
 
+FP32_STREAM = [(dtype, weight_dtype) for dtype in (torch.float16, torch.bfloat16)
+               for weight_dtype in (dtype, torch.float32)]
+# Ragged widths (misaligned tails, streamed rows past 16384 bf16 columns), and a narrow one.
+STREAM_SHAPES = [(37, 1031), (2, 3, 4096), (3, 20001), (7, 24)]
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", FP32_STREAM)
+@pytest.mark.parametrize("shape", STREAM_SHAPES)
+def test_fused_add_in_place_with_a_float32_stream(generator, dtype, weight_dtype, shape, backend):
+    """16-bit x with a float32 residual: h = x + residual in float32, never rounded to x's
+    dtype (the stream's bar is float32's), normalised as it is; x's result rounded once."""
+    x = ref.activations(shape, dtype, generator)
+    r = ref.activations(shape, torch.float32, generator) * 3 + 0.1  # values bf16 cannot hold
+    w = ref.parameter(shape[-1], weight_dtype, generator)
+    b = ref.parameter(shape[-1], weight_dtype, generator, 0.0)
+    h = x.double() + r.double()
+    for name, call, want in (
+            ("rms", lambda x, r: nt.fused_add_rms_norm_(x, r, w, EPS), ref.rms_norm(h, w, EPS)),
+            ("layer", lambda x, r: nt.fused_add_layer_norm_(x, r, w, b, EPS),
+             ref.layer_norm(h, w, b, EPS))):
+        got_x, got_r = x.clone(), r.clone()
+        call(got_x, got_r)
+        assert got_r.dtype is torch.float32
+        assert_close(f"residual ({name})", got_r, h, torch.float32)
+        assert_close(f"x ({name})", got_x, want, dtype)
+
+
+def test_a_float32_stream_is_not_rounded_before_the_statistics(generator, backend):
+    """The known-wrong rule, h rounded to bf16 before LayerNorm's statistics, is outside the
+    float64 comparison's bar: rows of mean 64 and spread 1, where bf16 keeps 1 bit in 4."""
+    x = torch.zeros(16, 1000, dtype=torch.bfloat16, device="cuda")
+    r = 64 + torch.randn(16, 1000, generator=generator, device="cuda")
+    rounded = ref.layer_norm((x.float() + r).bfloat16(), None, None, EPS)
+    exact = ref.layer_norm(x.double() + r.double(), None, None, EPS)
+    with pytest.raises(AssertionError):
+        assert_close("rounded h", rounded.bfloat16(), exact, torch.bfloat16)
+    got_x = x.clone()
+    nt.fused_add_layer_norm_(got_x, r.clone(), None, None, EPS)
+    assert_close("x", got_x, exact, torch.bfloat16)
+
+
+@pytest.mark.parametrize("dtype, weight_dtype, stream",
+                         [(dtype, weight_dtype, torch.float32) for dtype, weight_dtype in FP32_STREAM]
+                         + [(torch.bfloat16, torch.float32, torch.bfloat16),
+                            (torch.float32, torch.bfloat16, torch.float32)])
+@pytest.mark.parametrize("shape", STREAM_SHAPES)
+def test_fused_add_gradients(generator, dtype, weight_dtype, stream, shape, backend):
+    """(y, residual_out) = fused_add_*_norm(x, residual, ...) with autograd, the residual in
+    float32 with 16-bit x or in x's dtype: outputs and the gradients of x, residual, weight and
+    bias against float64 autograd of the unfused ops, dy and d(residual_out) both given."""
+    x = ref.activations(shape, dtype, generator).requires_grad_()
+    r = ref.activations(shape, stream, generator).requires_grad_()
+    w = ref.parameter(shape[-1], weight_dtype, generator).requires_grad_()
+    b = ref.parameter(shape[-1], weight_dtype, generator, 0.0).requires_grad_()
+    dy = ref.activations(shape, dtype, generator)
+    dh = ref.activations(shape, stream, generator)
+    rows = ref.rows_of(x)
+    for name, norm, want_norm, parameters in (
+            ("rms", lambda x, r: nt.fused_add_rms_norm(x, r, w, EPS),
+             lambda h, w, b: ref.rms_norm(h, w, EPS), (w,)),
+            ("layer", lambda x, r: nt.fused_add_layer_norm(x, r, w, b, EPS),
+             lambda h, w, b: ref.layer_norm(h, w, b, EPS), (w, b))):
+        y, h = norm(x, r)
+        assert (y.dtype, h.dtype) == (dtype, stream)
+        # h as the kernel stores it: rounded to the stream's dtype.
+        h_want = (x.detach().double() + r.detach().double()).to(stream).double()
+        assert_close(f"{name} residual_out", h, h_want, stream)
+        assert_close(f"{name} y", y, want_norm(h_want, w.detach(), b.detach()), dtype)
+        (y.double() * dy.double()).sum().add((h.double() * dh.double()).sum()).backward()
+        # float64: the norm's gradient at the stored h, plus dh, reaches x and residual.
+        leaves = [t.detach().double().requires_grad_() for t in (w, b)]
+        hd = h_want.clone().requires_grad_()
+        (want_norm(hd, *leaves) * dy.double()).sum().backward()
+        dh_want = hd.grad + dh.double()
+        assert_close(f"{name} dx", x.grad, dh_want, dtype)
+        assert_close(f"{name} dresidual", r.grad, dh_want, stream)
+        for parameter, leaf in zip(parameters, leaves):
+            assert_close(f"{name} dparameter", parameter.grad, leaf.grad, weight_dtype, rows)
+        for t in (x, r, w, b):
+            t.grad = None
+
+
 def test_fused_add_on_halves_of_one_tensor(generator, backend):
     # x and residual interleaved in one buffer (rows of each sit in the other's gaps).
     both = ref.activations((37, 2 * 1031), torch.bfloat16, generator)
@@ -310,8 +392,10 @@ def test_bad_inputs_raise_naming_the_argument_and_launch_nothing(generator, back
 
 def test_bad_residual_raises(generator, backend):
     x = ref.activations((8, 256), torch.float16, generator)
-    with pytest.raises(TypeError, match="residual has dtype"):
-        nt.fused_add_rms_norm_(x, x.float(), None, EPS)
+    with pytest.raises(TypeError, match="residual has dtype torch.bfloat16 and x torch.float16"):
+        nt.fused_add_rms_norm_(x, x.bfloat16(), None, EPS)
+    with pytest.raises(TypeError, match="residual has dtype torch.float16 and x torch.float32"):
+        nt.fused_add_rms_norm_(x.float(), x, None, EPS)  # a 16-bit stream with float32 x
     with pytest.raises(ValueError, match="x and residual overlap"):
         nt.fused_add_rms_norm_(x[:, :200], x[:, 56:], None, EPS)
     with pytest.raises(ValueError, match="residual is on cpu"):

@@ -53,6 +53,11 @@ expect_refused --weight-dtype "${valid[@]}" --weight-dtype fp16
 expect_refused --weight-dtype "${valid[@]}" --weight-dtype fp64
 expect_refused --dy-dtype "${valid[@]}" --dy-dtype fp32
 expect_refused --dy-dtype --op rmsnorm_backward --dtype bf16 --rows 4 --cols 64 --dy-dtype fp8
+expect_refused --residual-dtype "${valid[@]}" --residual-dtype fp32
+expect_refused --residual-dtype --op add_rmsnorm --dtype bf16 --rows 4 --cols 64 \
+  --residual-dtype fp16
+expect_refused --residual-dtype --op add_layernorm --dtype fp32 --rows 4 --cols 64 \
+  --residual-dtype bf16
 expect_refused --row-stride "${valid[@]}" --row-stride 63
 expect_refused --misalign "${valid[@]}" --misalign -1
 expect_refused --misalign "${valid[@]}" --misalign 64

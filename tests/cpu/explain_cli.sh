@@ -79,6 +79,11 @@ explain_is ch07_layernorm "call:    layernorm fp32 8192 x 1024, bf16 parameters"
   --rows 8192 --cols 1024 --weight-dtype bf16 --bias
 explain_is ch07_add_rmsnorm "fp16 parameters" --op add_rmsnorm --rows 8192 --cols 1024 \
   --weight-dtype fp16
+explain_is ch07_add_rmsnorm "call:    add_rmsnorm bf16 8192 x 1024, fp32 residual" \
+  --op add_rmsnorm --dtype bf16 --rows 8192 --cols 1024 --residual-dtype fp32
+explain_is ch07_add_layernorm "fp16 8192 x 576, fp32 parameters, fp32 residual" \
+  --op add_layernorm --dtype fp16 --weight-dtype fp32 --rows 8192 --cols 576 \
+  --residual-dtype fp32 --bias
 explain_is ch08_rmsnorm_backward "call:    rmsnorm_backward bf16 64 x 1000, fp32 dy" \
   --op rmsnorm_backward --dtype bf16 --rows 64 --cols 1000 --dy-dtype fp32 --bias
 explain_is ch08_layernorm_backward "fp32 8 x 96, bf16 parameters, fp16 dy" \

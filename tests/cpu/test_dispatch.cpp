@@ -684,6 +684,44 @@ void restride(NormCall& call, Tensor tensor, std::int64_t stride) {
 
 }  // namespace
 
+TEST_CASE("an fp32 residual stream with 16-bit x: chapter 07's launcher only", "[dispatch]") {
+  using Names = std::vector<std::string>;
+  for (DType x : {DType::f16, DType::bf16}) {
+    for (Op op : {Op::add_rmsnorm, Op::add_layernorm}) {
+      INFO(normlab::name_of(x) << " " << normlab::name_of(op));
+      // 8192 rows of 576 columns: chapter 09's narrow rows with one dtype.
+      NormCall call = full_call(op, 8192, 576, x);
+      call.residual_dtype = DType::f32;
+      CHECK(dispatch::facts_of(call, kHopper).needs.shape.residual_dtype == DType::f32);
+      const std::string general = std::string("ch07_") + normlab::name_of(op);
+      CHECK(kernel_for(call) == general);
+      CHECK_THAT(decided(call).why, Catch::Contains(std::string("no fp32 residual with ") +
+                                                    normlab::name_of(x) + " x"));
+      CHECK(takers(call) == Names{general});
+      CHECK(tuned_takers(call) == Names{"general/default"});
+      call.residual_dtype = x;  // the residual in x's dtype, named or not, as before
+      CHECK(kernel_for(call) != general);
+      call.residual_dtype = x == DType::f16 ? DType::bf16 : DType::f16;
+      require_refused(call, "residual_dtype");
+    }
+  }
+  // An fp32 residual's elements are 4 bytes: one 2 bytes off is refused by the tensor's name.
+  NormCall call = full_call(Op::add_rmsnorm, 64, 1000, DType::bf16);
+  call.residual_dtype = DType::f32;
+  call.residual = address(Tensor::residual, 2);
+  require_refused(call, "residual");
+  // Ops without a residual ignore its dtype, as they ignore the residual.
+  NormCall norm = full_call(Op::rmsnorm, 64, 1000, DType::bf16);
+  norm.residual_dtype = DType::f16;
+  CHECK_NOTHROW(normlab::plan(norm, kHopper));
+  std::vector<KernelEntry> without = normlab::kernel_registry();
+  for (KernelEntry& kernel : without)
+    kernel.can.fp32_residual = false;
+  call.residual = address(Tensor::residual);
+  CHECK_THROWS_WITH(decided(call, without),
+                    Catch::Contains("ch07_add_rmsnorm: no fp32 residual with bf16 x"));
+}
+
 TEST_CASE("a plan's key holds everything the plan is made from", "[plan_cache]") {
   // Each change below can change the plan or its validity; a key that left one out would hand a
   // call another layout's plan.
@@ -693,6 +731,7 @@ TEST_CASE("a plan's key holds everything the plan is made from", "[plan_cache]")
       {{"op", [](NormCall& c, int&) { c.op = Op::add_rmsnorm; }},
        {"dtype", [](NormCall& c, int&) { c.dtype = DType::f16; }},
        {"weight_dtype", [](NormCall& c, int&) { c.weight_dtype = DType::f32; }},
+       {"residual_dtype", [](NormCall& c, int&) { c.residual_dtype = DType::f32; }},
        {"weight_plus_one", [](NormCall& c, int&) { c.weight_plus_one = true; }},
        {"rows", [](NormCall& c, int&) { c.rows = 65; }},
        {"cols", [](NormCall& c, int&) { c.cols = 4088; }},

@@ -343,3 +343,40 @@ TEST_CASE("is_forward_norm: the four forward norms and nothing else", "[ops]") {
   for (Op op : {Op::copy, Op::rmsnorm_backward, Op::layernorm_backward})
     CHECK_FALSE(normlab::is_forward_norm(op));
 }
+
+// What the GPU tests of an fp32 residual stream rely on: its tensors are fp32 and the reference
+// takes h unrounded; a kernel that rounds h to x's dtype before the statistics (and stores it so)
+// fails residual_out, and on rows of mean 64 LayerNorm's y too.
+TEST_CASE("an fp32 residual stream: the comparison fails h rounded to x's dtype", "[ops][tables]") {
+  normlab::Case c = normlab::default_case(Op::add_layernorm, 64, 1000, DType::bf16);
+  c.shape.residual_dtype = DType::f32;
+  c.shape.bias = true;
+  c.input.mean = 64.0;
+  const auto inputs = normlab::make_inputs(c);
+  auto results = normlab::make_results(c);
+  CHECK(at(inputs, Tensor::residual).dtype() == DType::f32);
+  CHECK(at(results, Tensor::residual_out).dtype() == DType::f32);
+  CHECK(at(results, Tensor::y).dtype() == DType::bf16);
+  const auto weight = at(inputs, Tensor::weight).to_dense();
+  const auto bias = at(inputs, Tensor::bias).to_dense();
+  const normlab::ReferenceParams params{
+      .rows = 64, .cols = 1000, .eps = c.eps, .weight = weight, .bias = bias};
+  const auto x = at(inputs, Tensor::x).to_dense();
+  const auto r = at(inputs, Tensor::residual).to_dense();
+  auto run = [&](double (*rounding)(double)) {
+    const normlab::ReferenceForward forward =
+        normlab::add_layernorm_forward(x, r, params, rounding);
+    write_dense(at(results, Tensor::y), forward.y);
+    write_dense(at(results, Tensor::residual_out), forward.residual);
+    return normlab::compare_results(c, inputs, results);
+  };
+  const auto exact = run(nullptr);
+  CHECK(all_pass(exact, "y"));
+  CHECK(all_pass(exact, "residual_out"));
+  const auto rounded = run([](double v) { return normlab::round_to(DType::bf16, v); });
+  CHECK_FALSE(all_pass(rounded, "residual_out"));
+  CHECK_FALSE(all_pass(rounded, "y"));
+  // The bytes model reads and writes the stream in fp32.
+  CHECK(normlab::bytes_moved(Op::add_rmsnorm, c.shape) ==
+        2.0 * 64 * 1000 * 2 + 2.0 * 64 * 1000 * 4 + 2 * 1000 * 2);
+}

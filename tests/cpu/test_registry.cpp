@@ -127,6 +127,17 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       expect(bias, kernel.can.rmsnorm_bias && kernel.op != normlab::Op::copy,
              kernel.op == normlab::Op::copy ? "copy has no bias" : "no bias with");
     }
+    for (DType x_dtype : {DType::f16, DType::bf16}) {
+      if (kernel.op == normlab::Op::copy || !declares(kernel, x_dtype)) continue;
+      Case stream = base;  // an fp32 residual stream: the fused adds' only
+      stream.shape.dtype = stream.shape.weight_dtype = x_dtype;
+      stream.shape.residual_dtype = DType::f32;
+      const bool adds = normlab::is_add(kernel.op);
+      expect(stream, adds && kernel.can.fp32_residual,
+             adds ? "no fp32 residual with" : "has no residual");
+      stream.shape.residual_dtype = x_dtype == DType::f16 ? DType::bf16 : DType::f16;
+      expect(stream, false, adds ? "residual with" : "has no residual");  // never 16-bit
+    }
     if (normlab::is_backward(kernel.op)) {
       Case other_dy = base;
       other_dy.shape.dy_dtype = base.shape.dtype == DType::f32 ? DType::bf16 : DType::f32;

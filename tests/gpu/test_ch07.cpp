@@ -396,3 +396,115 @@ TEST_CASE("chapter 07 passes the bf16 grader", "[ch07]") {
   for (Op op : kOps)
     require_all_pass(entry(op), ch07_cases::bf16_grader(op));
 }
+
+namespace {
+
+// A known-wrong fp32 stream: the residual rounded to x's dtype and the call run with one dtype
+// (h rounded before its statistics, as with one dtype), residual_out widened back to fp32.
+// Host copies: rows * cols elements of every tensor at stride cols.
+void rounded_stream(const NormCall& call, cudaStream_t stream) {
+  const std::int64_t rows = call.rows, cols = call.cols;
+  HostMatrix wide(DType::f32, rows, cols), narrow(call.dtype, rows, cols);
+  NORMLAB_CHECK(cudaMemcpy2D(wide.data(), cols * 4, call.residual, call.residual_stride * 4,
+                             cols * 4, rows, cudaMemcpyDeviceToHost));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t col = 0; col < cols; ++col)
+      narrow.set(r, col, wide.at(r, col));
+  const PlacedMatrix residual(narrow, 0);
+  PlacedMatrix h = PlacedMatrix::poisoned_like(narrow, 0);
+  NormCall same = call;
+  same.residual_dtype = std::nullopt;
+  same.residual = residual.data();
+  same.residual_out = h.data();
+  same.residual_stride = same.residual_out_stride = cols;
+  kernels::forward(same, stream);
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+  h.download(narrow);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t col = 0; col < cols; ++col)
+      wide.set(r, col, narrow.at(r, col));
+  NORMLAB_CHECK(cudaMemcpy2D(call.residual_out, call.residual_out_stride * 4, wide.data(), cols * 4,
+                             cols * 4, rows, cudaMemcpyHostToDevice));
+}
+
+// add + norm cases with an fp32 stream and @p x_dtype x: ragged widths on every path of the
+// launcher (aligned and misaligned registers, streamed past 2048 chunks), strides, misalignment,
+// in place, statistics, parameters in x's dtype or fp32, rows of mean 64 (where rounding h to
+// x's dtype would lose most of LayerNorm's spread).
+std::vector<Case> fp32_stream_cases(Op op, DType x_dtype) {
+  std::vector<Case> cases;
+  std::uint64_t seed = 40;
+  for (std::int64_t cols : {1, 7, 8, 200, 1031, 4096, 16384, 16392, 20001}) {
+    for (DType weight_dtype : {x_dtype, DType::f32}) {
+      Case c = default_case(op, cols > 4096 ? 3 : 37, cols, x_dtype);
+      c.shape.weight_dtype = weight_dtype;
+      c.shape.residual_dtype = DType::f32;
+      c.shape.bias = is_layernorm(op);
+      c.input.seed = ++seed;
+      c.statistics = true;
+      cases.push_back(c);
+      c.pad = 5, c.misalign = 3, c.in_place = true, c.input.seed = ++seed;
+      cases.push_back(c);
+      c.pad = 0, c.misalign = 0, c.in_place = false, c.statistics = false;
+      c.input.mean = 64.0, c.input.seed = ++seed;
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("an fp32 residual stream with 16-bit x matches float64, h never rounded", "[ch07]") {
+  for (Op op : {Op::add_rmsnorm, Op::add_layernorm})
+    for (DType x_dtype : {DType::f16, DType::bf16})
+      require_all_pass(entry(op), fp32_stream_cases(op, x_dtype));
+}
+
+TEST_CASE("an fp32 stream rounded to x's dtype before its statistics fails", "[ch07]") {
+  for (Op op : {Op::add_rmsnorm, Op::add_layernorm}) {
+    KernelEntry wrong = entry(op);
+    wrong.name = "rounded_stream";
+    wrong.launch = rounded_stream;
+    for (const Case& c : fp32_stream_cases(op, DType::bf16)) {
+      if (c.pad != 0) continue;  // rounded_stream reads rows at stride cols
+      INFO(c.describe());
+      // rounded h fails the stream's fp32 bar; at mean 64, LayerNorm's y fails bf16's too.
+      const CaseResult result = verify(wrong, c);
+      CHECK_FALSE(result.passed());
+      if (op == Op::add_layernorm && c.input.mean != 0.0) {
+        bool y_failed = false;
+        for (const CompareReport& report : result.reports)
+          y_failed = y_failed || (report.what == "y" && !report.passed());
+        CHECK(y_failed);
+      }
+    }
+  }
+}
+
+TEST_CASE("a 16-bit stream with other 16-bit x is refused by name, nothing written", "[ch07]") {
+  HostMatrix x(DType::bf16, 2, 64), r(DType::f32, 2, 64);
+  const PlacedMatrix xd(x, 0), rd(r, 0);
+  PlacedMatrix yd = PlacedMatrix::poisoned_like(x, 0), hd = PlacedMatrix::poisoned_like(r, 0);
+  NormCall call{.op = Op::add_rmsnorm,
+                .dtype = DType::bf16,
+                .weight_dtype = DType::bf16,
+                .residual_dtype = DType::f16,
+                .rows = 2,
+                .cols = 64,
+                .x = xd.data(),
+                .x_stride = 64,
+                .residual = rd.data(),
+                .residual_stride = 64,
+                .y = yd.data(),
+                .y_stride = 64,
+                .residual_out = hd.data(),
+                .residual_out_stride = 64};
+  CHECK_THROWS_WITH(
+      kernels::forward(call, nullptr),
+      Catch::Contains("residual_dtype") && Catch::Contains("got fp16 with bf16 inputs"));
+  NORMLAB_CHECK(cudaDeviceSynchronize());
+  HostMatrix h(DType::f32, 2, 64);
+  hd.download(h);
+  CHECK(h.is_poison(1, 63));
+}

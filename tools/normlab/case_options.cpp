@@ -18,6 +18,9 @@ const char* const kCaseOptionsUsage =
     "                            with fp32 inputs in fp16 or bf16\n"
     "  --dy-dtype same|fp32|fp16|bf16\n"
     "                            backward: dy in the input dtype (default) or another\n"
+    "  --residual-dtype same|fp32\n"
+    "                            add + norm: residual and residual_out in the input dtype\n"
+    "                            (default), or in fp32 with fp16 or bf16 inputs\n"
     "  --row-stride S            elements between rows (S >= N; default N)\n"
     "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
     "                            (default 0)\n"
@@ -46,6 +49,10 @@ bool CaseOptions::take(CommandLine& line) {
   } else if (line.is("--dy-dtype")) {
     const std::string text = line.value();
     dy_dtype_ = text == "same" ? std::nullopt : std::optional(parse_dtype(text, "--dy-dtype"));
+  } else if (line.is("--residual-dtype")) {
+    const std::string text = line.value();
+    residual_dtype_ =
+        text == "same" ? std::nullopt : std::optional(parse_dtype(text, "--residual-dtype"));
   } else if (line.is("--rows")) {
     rows_ = line.integer(0);
   } else if (line.is("--cols")) {
@@ -102,6 +109,13 @@ Case CaseOptions::finish(Case c) const {
     refuse_option("--dresidual", "needs --op rmsnorm_backward or layernorm_backward");
   if (dy_dtype_ && !is_backward(*op_))
     refuse_option("--dy-dtype", "needs --op rmsnorm_backward or layernorm_backward");
+  if (residual_dtype_ && !is_add(*op_))
+    refuse_option("--residual-dtype", "needs --op add_rmsnorm or add_layernorm");
+  if (residual_dtype_ && *residual_dtype_ != dtype_ && *residual_dtype_ != DType::f32) {
+    refuse_option("--residual-dtype", std::string("must be same or fp32 with --dtype ") +
+                                          name_of(dtype_) + " (got " + name_of(*residual_dtype_) +
+                                          ")");
+  }
   const DType weight_dtype = weight_dtype_.value_or(dtype_);
   if (weight_dtype != dtype_ && weight_dtype != DType::f32 && dtype_ != DType::f32) {
     refuse_option("--weight-dtype", std::string("must be same or fp32 with --dtype ") +
@@ -116,7 +130,8 @@ Case CaseOptions::finish(Case c) const {
              .weight_dtype = weight_dtype,
              .weight = !no_weight_,
              .bias = bias_,
-             .dy_dtype = dy_dtype_};
+             .dy_dtype = dy_dtype_,
+             .residual_dtype = residual_dtype_};
   c.pad = stride - *cols_;
   c.misalign = misalign_;
   c.eps = eps_;

@@ -33,7 +33,7 @@ class CaseOptions {
  private:
   std::optional<Op> op_;
   DType dtype_ = DType::f32;
-  std::optional<DType> weight_dtype_, dy_dtype_;  // unset: dtype_
+  std::optional<DType> weight_dtype_, dy_dtype_, residual_dtype_;  // unset: dtype_
   std::optional<std::int64_t> rows_, cols_, row_stride_;
   std::int64_t misalign_ = 0;
   float eps_ = 1e-5f;

@@ -46,6 +46,8 @@ std::string describe_call(const Case& c) {
   if (s.weight_dtype != s.dtype)
     text += std::string(", ") + name_of(s.weight_dtype) + " parameters";
   if (dy_dtype_of(s) != s.dtype) text += std::string(", ") + name_of(dy_dtype_of(s)) + " dy";
+  if (residual_dtype_of(s) != s.dtype)
+    text += std::string(", ") + name_of(residual_dtype_of(s)) + " residual";
   if (!s.weight) text += ", no weight";
   if (s.bias) text += ", bias";
   if (c.pad != 0) text += ", row stride " + std::to_string(activation_stride(c));

@@ -29,6 +29,9 @@ struct NormCall {
   /// Backward ops: dy's dtype when it differs from dtype (autocast); unset: dtype. Read exactly:
   /// a kernel never rounds it to a narrower dtype.
   std::optional<DType> dy_dtype = std::nullopt;
+  /// Add + norm ops: the dtype of residual and residual_out when it differs from dtype: fp32
+  /// with fp16 / bf16 x (Capabilities::fp32_residual); unset: dtype.
+  std::optional<DType> residual_dtype = std::nullopt;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   float eps = 1e-5f;
@@ -77,8 +80,11 @@ struct Capabilities {
   /// fp16 / bf16 weight and bias (and their gradients) with fp32 activations, read exactly
   /// (widened to fp32) and the gradients rounded to them once.
   bool narrow_parameters = false;
-  bool rmsnorm_bias = false;         ///< a bias with RMSNorm's ops (y = x * rstd * w + b; dbias)
-  bool other_dy_dtype = false;       ///< backward: dy in any of the dtypes, whatever x's
+  bool rmsnorm_bias = false;    ///< a bias with RMSNorm's ops (y = x * rstd * w + b; dbias)
+  bool other_dy_dtype = false;  ///< backward: dy in any of the dtypes, whatever x's
+  /// Add + norm: an fp32 residual stream (residual and residual_out) with fp16 / bf16 x and y:
+  /// h = x + residual in fp32, stored as it is, its statistics taken, y rounded to x's dtype.
+  bool fp32_residual = false;
   bool optional_parameters = false;  ///< a null weight (and bias)
   bool weight_plus_one = false;      ///< scales by (1 + w)
   bool in_place = false;             ///< y may alias x (add + norm: residual_out the residual)

@@ -53,8 +53,9 @@ enum class Extent { matrix, row_vector, per_row };
 
 /// Where its dtype comes from: the activations' (Shape::dtype), the parameters'
 /// (Shape::weight_dtype), fp32, or dy's (dy_dtype_of: the activations' unless the call names
-/// another).
-enum class Element { activation, parameter, fp32, incoming };
+/// another), or the residual stream's (residual_dtype_of: the activations' unless the call
+/// names another).
+enum class Element { activation, parameter, fp32, incoming, stream };
 
 /// When a case has it.
 enum class Presence {

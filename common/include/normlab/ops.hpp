@@ -46,17 +46,22 @@ Op parse_op(std::string_view text, const char* argument = "op");
 struct Shape {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  DType dtype = DType::f32;         ///< x, residual, y, dy, dx
+  DType dtype = DType::f32;         ///< x, residual, y, dy, dx (residual: see residual_dtype)
   DType weight_dtype = DType::f32;  ///< weight, bias, dweight, dbias
   bool weight = true;
   bool bias = false;
   /// Backward ops: dy's dtype when it is not dtype (under autocast the incoming gradient may be
   /// fp32 for 16-bit x, or 16-bit for fp32 x); unset: dtype.
   std::optional<DType> dy_dtype = std::nullopt;
+  /// Add + norm ops: the residual stream's dtype (residual and residual_out) when it is not
+  /// dtype: fp32 with fp16 / bf16 x, the stream kept in fp32 across layers; unset: dtype.
+  std::optional<DType> residual_dtype = std::nullopt;
 };
 
 /// The dtype of @p shape's dy: Shape::dy_dtype, else its dtype.
 DType dy_dtype_of(const Shape& shape);
+/// The dtype of @p shape's residual and residual_out: Shape::residual_dtype, else its dtype.
+DType residual_dtype_of(const Shape& shape);
 
 /// The fewest bytes @p op must move through device memory on @p shape: every input read
 /// once, every output written once (activations M*N, parameters N, statistics M floats).

@@ -57,6 +57,10 @@ NormCall to_norm_call(const normlab_call* c) {
           .dy_dtype = c->dy_dtype_given != 0 ? std::optional(checked_enum<DType>(
                                                    c->dy_dtype, NORMLAB_DTYPE_BF16, "dy_dtype"))
                                              : std::nullopt,
+          .residual_dtype = c->residual_dtype_given != 0
+                                ? std::optional(checked_enum<DType>(
+                                      c->residual_dtype, NORMLAB_DTYPE_BF16, "residual_dtype"))
+                                : std::nullopt,
           .rows = c->rows,
           .cols = c->cols,
           .eps = c->eps,
@@ -152,6 +156,8 @@ size_t normlab_call_layout(size_t* size, size_t* fields, size_t capacity) {
       NORMLAB_FIELD(scratch_bytes),
       NORMLAB_FIELD(dy_dtype_given),
       NORMLAB_FIELD(dy_dtype),
+      NORMLAB_FIELD(residual_dtype_given),
+      NORMLAB_FIELD(residual_dtype),
   };
 #undef NORMLAB_FIELD
   const std::size_t entries = sizeof(layout) / sizeof(layout[0]);

@@ -90,9 +90,10 @@ int32_t normlab_dtype(at::ScalarType type) {
 
 // ops.py's _check_activation: a float tensor of at least one dimension on a CUDA device (meta
 // too); with @p x given, on x's device with x's shape, and x's dtype unless @p any_dtype (dy:
-// read exactly in whichever dtype it comes).
+// read exactly in whichever dtype it comes) or, for @p stream (a fused add's residual), float32
+// with 16-bit x (the residual stream kept in float32).
 void check_activation(const char* name, const Tensor& tensor, const Tensor* x = nullptr,
-                      bool any_dtype = false) {
+                      bool any_dtype = false, bool stream = false) {
   const std::string named(name);
   if (normlab_dtype(tensor.scalar_type()) < 0)
     type_error(named + " has dtype " + dtype_text(tensor.scalar_type()) +
@@ -106,9 +107,12 @@ void check_activation(const char* name, const Tensor& tensor, const Tensor* x = 
   if (x == nullptr) return;
   if (tensor.device() != x->device())
     value_error(named + " is on " + tensor.device().str() + " and x on " + x->device().str());
-  if (tensor.scalar_type() != x->scalar_type() && !any_dtype)
-    type_error(named + " has dtype " + dtype_text(tensor.scalar_type()) + " and x " +
-               dtype_text(x->scalar_type()) + "; they must match");
+  const bool fp32_stream = stream && tensor.scalar_type() == at::kFloat;
+  if (tensor.scalar_type() != x->scalar_type() && !any_dtype && !fp32_stream)
+    type_error(
+        named + " has dtype " + dtype_text(tensor.scalar_type()) + " and x " +
+        dtype_text(x->scalar_type()) + "; they must match" +
+        (stream ? " (or " + named + " be torch.float32, the residual stream in float32)" : ""));
   if (tensor.sizes() != x->sizes())
     value_error(named + " has shape " + tuple_text(tensor.sizes()) + " and x " +
                 tuple_text(x->sizes()) + "; they must match");
@@ -177,7 +181,7 @@ int64_t row_stride(const char* name, const Tensor& tensor) {
 double check_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, py::handle eps,
                   bool gemma, const Tensor* residual = nullptr) {
   check_activation("x", x);
-  if (residual != nullptr) check_activation("residual", *residual, &x);
+  if (residual != nullptr) check_activation("residual", *residual, &x, false, true);
   check_parameter("weight", weight, x);
   check_parameter("bias", bias, x);
   if (weight != nullptr && bias != nullptr && bias->scalar_type() != weight->scalar_type())
@@ -210,7 +214,7 @@ void check_disjoint(const Tensor& x, const Tensor& residual) {
   const auto [other_start, other_end] = span(residual);
   if (end <= other_start || other_end <= start) return;
   const int64_t stride = row_stride("x", x);
-  if (stride == row_stride("residual", residual)) {
+  if (stride == row_stride("residual", residual) && x.element_size() == residual.element_size()) {
     const int64_t row_bytes = stride * x.element_size(), used = x.size(-1) * x.element_size();
     const int64_t offset = ((other_start - start) % row_bytes + row_bytes) % row_bytes;
     if (used <= offset && offset <= row_bytes - used) return;
@@ -255,10 +259,15 @@ class ScratchHints {
   }
 
  private:
-  using Layout = std::array<int64_t, 6>;
+  using Layout = std::array<int64_t, 7>;
   static Layout layout_of(const normlab_call& call) {
-    return {call.op,   call.dtype, call.weight_dtype, call.dy_dtype_given ? call.dy_dtype : -1,
-            call.rows, call.cols};
+    return {call.op,
+            call.dtype,
+            call.weight_dtype,
+            call.dy_dtype_given ? call.dy_dtype : -1,
+            call.residual_dtype_given ? call.residual_dtype : -1,
+            call.rows,
+            call.cols};
   }
 
   std::atomic<unsigned> ops_with_scratch_{0};
@@ -585,6 +594,10 @@ void run_fused(int32_t op, const Tensor& x, const Tensor& residual, const Tensor
   call.x_stride = call.y_stride = row_stride("x", x);
   call.residual = call.residual_out = residual.data_ptr();
   call.residual_stride = call.residual_out_stride = row_stride("residual", residual);
+  if (residual.scalar_type() != x.scalar_type()) {
+    call.residual_dtype_given = 1;
+    call.residual_dtype = normlab_dtype(residual.scalar_type());
+  }
   call.weight = pointer_or_null(weight);
   call.bias = pointer_or_null(bias);
   launch(call, x);
@@ -597,7 +610,7 @@ py::object fused_add_rms_norm_(py::handle x_object, py::handle residual_object,
   const Tensor* weight;
   if (x == nullptr || residual == nullptr || !vector_or_none(weight_object, &weight))
     return py::none();
-  refuse_grad("fused_add_rms_norm_", "rms_norm(x + residual, weight, eps)",
+  refuse_grad("fused_add_rms_norm_", "fused_add_rms_norm(x, residual, weight, eps)",
               {{"x", x}, {"residual", residual}, {"weight", weight}});
   const bool gemma = truth(gemma_object);
   const double eps_value = check_norm(*x, weight, nullptr, eps, gemma, residual);
@@ -613,7 +626,7 @@ py::object fused_add_layer_norm_(py::handle x_object, py::handle residual_object
   if (x == nullptr || residual == nullptr || !vector_or_none(weight_object, &weight) ||
       !vector_or_none(bias_object, &bias))
     return py::none();
-  refuse_grad("fused_add_layer_norm_", "layer_norm(x + residual, weight, bias, eps)",
+  refuse_grad("fused_add_layer_norm_", "fused_add_layer_norm(x, residual, weight, bias, eps)",
               {{"x", x}, {"residual", residual}, {"weight", weight}, {"bias", bias}});
   const double eps_value = check_norm(*x, weight, bias, eps, false, residual);
   run_fused(NORMLAB_OP_ADD_LAYERNORM, *x, *residual, or_undefined(weight), or_undefined(bias),

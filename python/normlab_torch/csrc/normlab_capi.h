@@ -17,7 +17,7 @@ extern "C" {
 #define NORMLAB_CAPI_EXPORT __attribute__((visibility("default")))
 
 /// Raised when normlab_call changes layout: a caller built against another layout must refuse.
-#define NORMLAB_CAPI_ABI_VERSION 2
+#define NORMLAB_CAPI_ABI_VERSION 3
 
 /// normlab::Op, value for value.
 enum normlab_op {
@@ -91,6 +91,10 @@ typedef struct normlab_call {
   /// under autocast; a zeroed call keeps dy in dtype.
   int32_t dy_dtype_given;
   int32_t dy_dtype;
+  /// Add + norm ops: nonzero when residual and residual_out are in residual_dtype (enum
+  /// normlab_dtype; fp32 with fp16 or bf16 x) rather than in dtype; a zeroed call keeps dtype.
+  int32_t residual_dtype_given;
+  int32_t residual_dtype;
 } normlab_call;
 
 /// NORMLAB_CAPI_ABI_VERSION of the library.
