@@ -19,7 +19,8 @@ reader sees once the page's scripts and MathJax have run:
 
 --screenshot writes OUT_DIR/NAME.png of each PAGE at 1280 px wide: the whole page (the content
 pane stretched to its full height), or the first 1280 x 800 screen with --first-screen; then
-shrinks each file with optipng where it is installed. The book's screenshots are made with
+shrinks each file with pngquant and optipng where they are installed (Debian: apt-get install
+pngquant optipng). The book's screenshots are made with
 
     python3 book/check_browser.py --screenshot book/images/screens build/default/book/html \\
         ch08.html ch10.html ch13.html
@@ -262,6 +263,11 @@ def screenshots(out_dir, html_dir, names, first_screen, program):
             written.append(out)
     finally:
         browser.close()
+    # Fewer colours (the pages use a few dozen), then the smallest lossless encoding; each
+    # step only where its program is installed. pngquant keeps a file it cannot shrink.
+    if shutil.which("pngquant"):
+        subprocess.run(["pngquant", "--force", "--skip-if-larger", "--speed", "1", "--ext", ".png",
+                        *map(str, written)], check=False)
     if shutil.which("optipng"):
         subprocess.run(["optipng", "-quiet", "-o2", "-strip", "all", *map(str, written)], check=True)
     for out in written:
