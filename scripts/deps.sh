@@ -33,17 +33,18 @@ this_distro() {
 }
 
 # The packages of one distribution: the Catch2 development package, the Google Benchmark
-# runtime library that libbenchmark-dev depends on (a different name in each release), and
-# where apt finds them.
+# runtime library that libbenchmark-dev depends on (a different name in each release), the
+# browser of the book's check (Ubuntu has Chromium only as a snap: none there), and where apt
+# finds them.
 distro_packages() {
   case "$1" in
-    debian-12) catch2_pkg=catch2 benchmark_lib=libbenchmark1debian
+    debian-12) catch2_pkg=catch2 benchmark_lib=libbenchmark1debian browser_pkg=chromium
                apt_source="deb http://deb.debian.org/debian bookworm main" ;;
-    debian-13) catch2_pkg=libcatch2-dev benchmark_lib=libbenchmark1.9.1
+    debian-13) catch2_pkg=libcatch2-dev benchmark_lib=libbenchmark1.9.1 browser_pkg=chromium
                apt_source="deb http://deb.debian.org/debian trixie main" ;;
-    ubuntu-22.04) catch2_pkg=catch2 benchmark_lib=libbenchmark1
+    ubuntu-22.04) catch2_pkg=catch2 benchmark_lib=libbenchmark1 browser_pkg=
                apt_source="deb [trusted=yes] http://archive.ubuntu.com/ubuntu jammy main universe" ;;
-    ubuntu-24.04) catch2_pkg=catch2 benchmark_lib=libbenchmark1.8.3
+    ubuntu-24.04) catch2_pkg=catch2 benchmark_lib=libbenchmark1.8.3 browser_pkg=
                apt_source="deb [trusted=yes] http://archive.ubuntu.com/ubuntu noble main universe" ;;
     *) echo "deps: unsupported distribution '$1' (Debian 12/13, Ubuntu 22.04/24.04 are known)" >&2
        return 1 ;;
@@ -77,6 +78,10 @@ find_missing() {
   has_cmake_config benchmark || missing+=(libbenchmark-dev)
   command -v doxygen >/dev/null || missing+=(doxygen)
   command -v dot >/dev/null || missing+=(graphviz)
+  # The book's formulas (MathJax 2, copied into the HTML) and the browser that checks every
+  # page (the test book_browser, skipped without it).
+  [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
+  [ -z "$browser_pkg" ] || command -v chromium >/dev/null || missing+=("$browser_pkg")
 }
 
 as_root() {
@@ -189,7 +194,7 @@ build_catch2_3() {
 mode=${1:-}
 case "$mode" in
   "" | --tour | --grade | --check)
-    distro_packages "$(this_distro)" || { catch2_pkg=catch2 benchmark_lib=libbenchmark1; }
+    distro_packages "$(this_distro)" || { catch2_pkg=catch2 benchmark_lib=libbenchmark1 browser_pkg=; }
     need=${mode#--}
     [ "$mode" = --check ] && need=${2:-} && need=${need#--}
     find_missing "${need:-all}"
