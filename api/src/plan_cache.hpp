@@ -78,9 +78,13 @@ class PlanKey {
   // An address's offset within the largest alignment a kernel can ask for (kMostAlignment).
   static_assert(std::has_single_bit(static_cast<unsigned>(Requirements::kMostAlignment)));
   static constexpr std::uint64_t kAddressBits = Requirements::kMostAlignment - 1;
-  static constexpr std::size_t kWords = 8 + 15 * 2 + 3;
+  // The words the constructor puts: 10 scalars (op, the three dtypes and the residual stream's,
+  // weight_plus_one, rows, cols, eps, device), 15 tensors of two words and 3 in-place flags.
+  static constexpr std::size_t kWords = 10 + 15 * 2 + 3;
 
-  void put(std::int64_t word) { words_[used_++] = word; }
+  // Bounds-checked: a word added to the constructor without growing kWords throws here (every
+  // test that plans a call sees it) instead of writing past the array.
+  void put(std::int64_t word) { words_.at(used_++) = word; }
   // A tensor: absent (-1) or its address's offset, and its row stride (0 for vectors).
   void put_tensor(const void* data, std::int64_t stride = 0) {
     put(data == nullptr
