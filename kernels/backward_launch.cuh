@@ -61,12 +61,11 @@ int resident_blocks(unsigned int threads) {
 // The blocks of a persistent grid that walks @p items (rows, or groups of rows) when at most
 // @p fit blocks are resident at once: as few as still finish in the rounds fit blocks would
 // take, so that fewer than `rounds` blocks sit out the last round (up to fit - 1 before). What
-// changed: the grid was min(items, fit). At 2048 rows on an H100's 132 blocks, 68 blocks took
-// a 16th row while 64 sat idle, the last round on half the SMs (LayerNorm without the column
-// sums ran slower at 2048 rows than at 1980 and 2112, whose rounds are full; RMSNorm showed no
-// such dip). 128 blocks of 16 rows take the same 16 rounds with every block busy to the end,
-// and store 4 fewer partial rows. Measured faster or level, the narrow kernels' grid too
-// (chapter 08's page and worklog have the figures).
+// changed: the grid was min(items, fit). Where items is not a multiple of fit, some blocks took
+// one row more than the others while the rest sat idle, the last round on part of the SMs.
+// The fewest blocks that still finish in the same rounds keep every block busy to the end, and
+// store fewer partial rows. The narrow kernels' grid takes the same rule (chapter 08's worklog,
+// "Even rounds", has the case that showed it and the figures).
 inline std::int64_t even_grid(std::int64_t items, std::int64_t fit) {
   const std::int64_t rounds = (items + fit - 1) / fit;
   return (items + rounds - 1) / rounds;
@@ -87,9 +86,9 @@ int vectors_for(std::int64_t chunks) {
 
 // dweight (and dbias) from sums_rows partial rows each, in one launch: a block a tile of either
 // gradient, started early by programmatic dependent launch (sm_90: it waits for the grid before
-// it to finish before it reads). One launch for both, not one each, and float4 loads: measured
-// faster for LayerNorm backward; RMSNorm, one launch before too, level (chapter 08's page has
-// the figures).
+// it to finish before it reads). One launch for both, not one each, so that LayerNorm's dbias
+// does not wait for a second launch behind dweight's, and float4 loads, a quarter of the load
+// instructions (chapter 08's page and worklog have the figures).
 template <typename T, typename P>
 void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_rows, bool centre,
                  cudaStream_t stream) {
@@ -106,13 +105,12 @@ void sum_columns(const Gradients<T, P>& g, const float* sums, std::int64_t sums_
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = 1;
-  // In one wave: with float4 loads a thread takes 45 registers (CUDA 13.0), 2 blocks an SM, and
-  // LayerNorm's 512 blocks at 8192 columns take two waves on an H100's 132 SMs (36 registers and 3
-  // blocks an SM, 1.29 waves, before __launch_bounds__ named a minimum of one block, which let
-  // ptxas take more). There the kernel built for 4 blocks an SM runs instead: measured faster, and
-  // the sums alone shorter under Nsight Compute (chapter 08's page and worklog have the figures).
-  // Where one wave holds the blocks anyway the 4-block build gained nothing (its differences were
-  // within what the run order moved unchanged kernels), so it is not taken there.
+  // In one wave: with float4 loads the plain build's registers allow fewer blocks an SM than
+  // the grid may need (LayerNorm's two tiles a column group double its blocks), and a second,
+  // part-empty wave then adds the time of a whole one. There the kernel built for 4 blocks an SM
+  // runs instead, so that every block is resident at once (chapter 08's worklog, "The column sums
+  // in one wave", has the register counts and the figures). Where one wave holds the blocks
+  // anyway the 4-block build has nothing to gain, so it is not taken there.
   const unsigned int blocks = config.gridDim.x;
   const bool one_wave =
       blocks <=
@@ -151,10 +149,10 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
   }
   // (b) A persistent grid: at most as many blocks as fit the SMs at once (at most
   // kMostBlocksPerSm each), in even rounds (even_grid), each walking every gridDim.x-th row and
-  // storing one partial row. Loading a row ahead where it costs no block an SM: at bf16
-  // 16384 x 4096 RMSNorm's kernel went from 80 to 95 registers, 3 blocks of 256 threads an SM to
-  // 2, and was slower; LayerNorm's from 100 to 108, 2 blocks either way, and was faster (chapter
-  // 08's page and worklog have the figures).
+  // storing one partial row. Loading a row ahead where it costs no block an SM: it takes more
+  // registers, and where that drops a block an SM the kernel loses more bytes in flight than the
+  // row ahead adds; where the block count holds, the row ahead hides a row's latency (chapter
+  // 08's worklog, "A row loaded ahead", has the register counts and the figures).
   constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
   constexpr auto ahead =
       backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;

@@ -56,15 +56,15 @@ template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
   with_config<Kind::block>(choice.config, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    // The one-reduction statistics (balanced.cuh) where they were measured to pay (chapter 09's
-    // page and worklog have the figures): the 4-vector configurations (the dispatcher's
-    // block4_128x6 and block4_256x3: 4 to 8 warps a row); block1 for few rows (a vector a thread,
-    // up to 1024 threads), whose 16 warps cost more than they saved until the warps were merged in
-    // a tree rather than in warp order; the 2-vector configurations, which narrow rows of 97 to 256
-    // chunks take (configs.cpp); and the 8-vector ones (block8_256x2: 16-bit rows of 1537 to 2048
-    // chunks) with bf16 rows and bf16 parameters only. Not for fp16 rows nor fp32 parameters:
-    // built for them, three instances spilled under block8_256x2's 128 registers, and fp16 rows
-    // came out slower.
+    // The one-reduction statistics (balanced.cuh) where the barrier they save outweighs their
+    // merge of the warps (chapter 09's page and worklog have the comparisons): the 4-vector
+    // configurations (the dispatcher's block4_128x6 and block4_256x3: 4 to 8 warps a row); block1
+    // for few rows (a vector a thread, up to 1024 threads), whose 16 warps cost more than they
+    // saved until the warps were merged in a tree rather than in warp order; the 2-vector
+    // configurations, which narrow rows of 97 to 256 chunks take (configs.cpp); and the 8-vector
+    // ones (block8_256x2: 16-bit rows of 1537 to 2048 chunks) with bf16 rows and bf16 parameters
+    // only. Not for fp16 rows nor fp32 parameters: built for them, three instances spilled under
+    // block8_256x2's 128 registers, and fp16 rows did not gain by it.
     constexpr bool kEightBf16 =
         c.vectors == 8 && std::is_same_v<T, __nv_bfloat16> && std::is_same_v<P, __nv_bfloat16>;
     constexpr bool kAlways = c.vectors == 2 || c.vectors == 4 || kEightBf16;

@@ -35,8 +35,8 @@ ClusterShape cluster_for(std::int64_t chunks, bool aligned) {
 // barrier a row with every SM waiting: half of what the GPU holds, or a fifth for the lean
 // kernel, thresholds set by measuring both kernels on rows either side of them (the lean kernel
 // lost to the split row at a ninth and won at a fifth). The lean calls also take it wherever its
-// held form does (gpu.held_chunks: from 6 vectors a thread, on an H100 rows past 1351680
-// columns), where the fifth still gave the split row rows that the whole GPU ran faster.
+// held form does (gpu.held_chunks: from 6 vectors a thread), where, reading the parameters once
+// for all rows, it beats the split row on rows the fifth would still give the split row.
 // Chapter 10's page and worklog have the figures. Else the split row, which runs anywhere and reads
 // x twice.
 Choice choose(std::int64_t chunks, bool aligned, bool lean, const Gpu& gpu) {

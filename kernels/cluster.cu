@@ -38,9 +38,9 @@ inline constexpr int kClusterLeastBlocks = 2;
 // Rows a block holds at once, in turn (stages): one waiting for its statistics to be
 // finished and normalised, one being reduced, and on the 16-byte grid one more on its way
 // (cp.async); rows off the grid come through registers as they are reduced. 3 stages (one
-// row copied ahead) measured faster than 4 (two ahead, so 3 blocks of 256 an SM instead of 4);
-// add + RMSNorm, whose stages hold the residual too, came out even (chapter 10's page has the
-// figures).
+// row copied ahead), not 4: a fourth stage's shared memory costs a block, 3 blocks of 256 an SM
+// instead of 4, and a second row ahead does not make up for it (chapter 10's page and worklog
+// have the comparison; add + RMSNorm, whose stages hold the residual too, gains nothing by 4).
 __host__ __device__ constexpr int stages(bool aligned) {
   return aligned ? 3 : 2;
 }

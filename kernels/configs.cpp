@@ -101,20 +101,20 @@ Choice configure(int index, const Problem& p) {
 
 // [rules]
 // The rules, first match wins (chunks: 16-byte pieces of a row; 8 bf16 or 4 fp32 elements).
-// Each was measured against the choice it replaced; chapter 09's page and worklog have the figures.
+// Each replaced a choice it ran beside; chapter 09's page and worklog have the comparisons.
 //  1. cols <= 1024 and at most 96 chunks (narrow32x3's), or misaligned: the narrow
 //     configuration with the fewest lanes x vectors that hold the row.
 //     A block per row would give a 576-wide bf16 row (72 chunks) 96 threads, 24 of them idle,
 //     and two barriers per reduction; a group of lanes per row keeps lanes busy and reduces
 //     with shuffles alone. For RMSNorm ops narrow16x5 (80 chunks) comes before narrow32x3 (96):
-//     fewer empty chunks and more rows a block, and measured faster; LayerNorm has no
+//     fewer empty chunks and more rows a block; LayerNorm has no
 //     narrow16x5 kernel (it spills at 64 registers).
 //     Except add + LayerNorm of 16-bit rows that narrow32x3 would take (65 to 96 aligned
 //     chunks): they go to block1, one row per block of as many threads as the row has chunks.
 //     narrow32x3 cannot hold a row of residual chunks (residual_first is false: it spills), so
 //     each lane loads, adds and stores its 3 chunks one after another, each chunk's loads
-//     waiting behind the previous store; block1's thread has one chunk, one round trip, and was
-//     measured faster. fp32 rows came out even, so they keep narrow32x3.
+//     waiting behind the previous store; block1's thread has one chunk, one round trip.
+//     fp32 rows gain nothing by the move, so they keep narrow32x3.
 //  2. rows <= 64 (decode): one block per row with as few vectors a thread as fit 1024 threads,
 //     so the row is split over as many threads as a block has and the critical path is one
 //     16-byte load, one reduction, one store: block1 to 1024 chunks (8192 bf16 columns),
@@ -122,16 +122,16 @@ Choice configure(int index, const Problem& p) {
 //  3. many rows of 97 to 256 aligned chunks that still fit 1024 columns (fp32 rows of 388 to
 //     1024 columns, 16-bit of 776 to 1024): block2_256x4, one row per block of up to 128
 //     threads with 2 vectors each, not narrow32x4 or narrow32x8, whose 32 lanes a row keep 4 or
-//     8 vectors each: a thread then issues fewer loads and converts fewer values, and the block
-//     was faster on such rows (level at 100 chunks). Few rows take rule 2 first. Misaligned
-//     rows keep the narrow _any kernels (not measured against a block).
+//     8 vectors each: a thread then issues fewer loads and converts fewer values. Few rows take
+//     rule 2 first. Misaligned rows keep the narrow _any kernels (no block was compared for
+//     them).
 //  4. many rows of at most 1024 aligned chunks (8192 bf16 columns): one row per block, with a
 //     register cap sized to that block, chosen by a sweep of every configuration. Without a
 //     residual, 4 vectors a thread: block4_128x6 to 512 chunks, block4_256x3 to 1024. With one,
 //     2 vectors a thread: block2_256x4, block2_512x2: a thread then moves x and the residual in
 //     and h and y out, and more threads with fewer vectors each keep more of those loads in
 //     flight. (block8, 8 vectors a thread and the fewest threads a row, was this rule before the
-//     sweep: more rows an SM by the register count, but slower on the sweep's rows.)
+//     sweep, which replaced it: more rows an SM by the register count, fewer threads a row.)
 //  5. many 16-bit RMSNorm rows of 1793 to 2048 aligned chunks (14344 to 16384 columns), and
 //     LayerNorm rows of 1537 to 2048 (12296 to 16384), no residual: block8_256x2, two blocks
 //     of up to 256 threads an SM with 8 vectors each. A block of 4 vectors a thread takes more
@@ -147,10 +147,10 @@ Choice configure(int index, const Problem& p) {
 //     (8200 to 16384 columns) that whole warps of 4 vectors a thread hold exactly (chunks a
 //     multiple of 128: 9216, 10240, ..., 16384 columns), and not taken by rules 5 and 6: block4,
 //     one row per block of up to 512 threads, whose LayerNorm then takes the one-reduction
-//     statistics (balanced.cuh) where chapter 07's kernel reduces twice: faster than chapter 07,
-//     or level. Rows that leave the last warp part idle take two reductions in block4 too, and
-//     were slower there, so they stay with chapter 07 (below 1537 chunks, or with a residual);
-//     so do fp32 rows, where block4 was far behind.
+//     statistics (balanced.cuh) where chapter 07's kernel reduces twice. Rows that leave the
+//     last warp part idle take two reductions in block4 too, so it saves them nothing and they
+//     stay with chapter 07 (below 1537 chunks, or with a residual); so do fp32 rows, which
+//     block4 does not serve as well (chapter 09's worklog has the comparisons).
 //  8. wider or misaligned: chapter 07's launcher (its own register kernels, peeling a
 //     misaligned row, then streaming).
 // [rules]

@@ -128,8 +128,8 @@ inline constexpr std::int64_t kFewRows = 64;
 inline constexpr std::int64_t kNarrowCols = 1024;
 /// The narrowest 16-bit rows, in chunks, that block8_256x2 takes (configs.cpp, rule 5): where a
 /// block of 4 vectors a thread fits an SM once. RMSNorm: chapter 07's block of 72 registers
-/// fits twice up to 448 threads (1792 chunks); LayerNorm: measured ahead from 1664 chunks,
-/// behind at 1536 (block4, two blocks an SM there).
+/// fits twice up to 448 threads (1792 chunks); LayerNorm: block4's of 80 or so fits twice up to
+/// 384 threads (1536 chunks). Chapter 09's worklog has the comparisons.
 inline constexpr std::int64_t kTwoRowsRmsNormLeast = 1793;
 inline constexpr std::int64_t kTwoRowsLayerNormLeast = 1537;
 

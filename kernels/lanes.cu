@@ -108,8 +108,8 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       throw std::logic_error(std::string("ch09: ") + c.name + " has no LayerNorm kernel");
     } else {
       // The one-reduction statistics (balanced.cuh) on rows that fill the group exactly, up to
-      // 4 vectors a lane, where they measured faster or even. With 8 (narrow32x8) they were
-      // slower: those keep chapter 07's two (chapter 09's page and worklog have the figures).
+      // 4 vectors a lane: there is no barrier to save, only a second chain of shuffles, and with
+      // 8 (narrow32x8) that no longer pays, so those keep chapter 07's two (chapter 09's worklog).
       if constexpr (kCentre && c.aligned && c.vectors <= 4) {
         if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
           norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,

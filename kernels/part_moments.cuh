@@ -121,9 +121,8 @@ __device__ Moments block_merge_parts(const Moments* parts, std::int64_t count) {
 // run of about count / warps of them, merged as merge_parts does), then the warps' results
 // merged in warp order: each part is still read once a block, but in one round of loads instead
 // of count / 32 / kBatch rounds by one warp. Every block merges in the same order, so every
-// block normalises with the same statistics. In the held whole-GPU kernel it measured a little
-// faster than block_merge_parts<4> or level (in the held form's run that chapter 10's page
-// names).
+// block normalises with the same statistics. The held whole-GPU kernel takes it over
+// block_merge_parts<4> (chapter 10's worklog, "The merge by warps", has the comparison).
 __device__ inline Moments block_merge_parts_by_warps(const Moments* parts, int count) {
   __shared__ Moments by_warp[device::kWarpSize];
   const int warps = static_cast<int>(blockDim.x) / device::kWarpSize;

@@ -118,7 +118,7 @@ __device__ void load_scale(const P* weight, bool plus_one, std::int64_t first, s
 
 // Whether this compilation is for sm_90 or newer: the only GPUs on which the choices that
 // spend registers (the held weight, kHeldWeight below; two narrow blocks an SM,
-// kNarrowMinBlocks) were measured and checked for spills. Built for CI's sm_75, 80 and 89 they
+// kNarrowMinBlocks) were compared and checked for spills. Built for CI's sm_75, 80 and 89 they
 // spilled, so those builds do without them.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 inline constexpr bool kSm90OrNewer = false;
@@ -250,18 +250,18 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
   // it (the weight's load and its null test stood between them). Rows off the 16-byte grid
   // still load chunk by chunk: loading them whole spilled the 16-bit 4-vector RMSNorm kernels.
   constexpr bool kWholeRow = kAhead || kAligned;
-  // The weight's loads predicated (load_scale) where that was measured to pay, alone (chapter
-  // 08's page and worklog have the figures): LayerNorm, and fp32 RMSNorm. 16-bit RMSNorm's kernel
-  // went from 80 to 94 registers and 3 blocks an SM to 2, and was far slower. Rows off the 16-byte
-  // grid spill with it.
+  // The weight's loads predicated (load_scale), no branch between them and the row's: LayerNorm,
+  // and fp32 RMSNorm. Not 16-bit RMSNorm: predicated, its kernel takes more registers and loses a
+  // block an SM, worth more than the branch (chapter 08's worklog has the register counts and the
+  // figures). Rows off the 16-byte grid spill with it.
   constexpr bool kPredicatedWeight = kAligned && (kCentre || sizeof(T) == 4);
   // 16-bit LayerNorm, aligned, 2 vectors a thread: the weight is held in registers for all the
-  // block's rows (HeldWeight), so no row waits on it; measured faster alone (chapter 08's page
-  // has the figures). Not for RMSNorm: at 16384 x 4096 its registers went from 80 to 103, 3
-  // blocks an SM to 2, and it was slower (it won only where the block count did not drop).
-  // Not for fp32 (level), nor wider kernels (they spill).
-  // Measured on sm_90 only: built for sm_75, 80 and 89 these kernels spill (CI's older-GPU
-  // build), so there the weight is loaded for each row as before. And measured with weights in
+  // block's rows (HeldWeight), so no row waits on it (chapter 08's worklog has the figures). Not
+  // for RMSNorm: where its kernel runs 3 blocks an SM the held weight's registers cost it one,
+  // worth more than the wait saved. Not for fp32, where it gained nothing, nor wider kernels
+  // (they spill).
+  // Chosen on sm_90 only: built for sm_75, 80 and 89 these kernels spill (CI's older-GPU
+  // build), so there the weight is loaded for each row as before. And chosen with weights in
   // the rows' dtype only: fp32 weights take a thread twice the registers (16, not 8), and with
   // dx stored as one 128-bit store asked for by name (store_chunk) the fp16 kernel that loads
   // ahead spilled.
@@ -269,9 +269,9 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
                                sizeof(T) == 2 && sizeof(P) == sizeof(T);
   // fp32 rows off the 16-byte grid: after the first pass a chunk of dy is needed only as
   // g = dy * scale, which fits the same registers, so it is kept in their place and the dx pass
-  // loads no weight (there element by element). Measured faster with every fp32 row of up to 4
-  // vectors doing it, RMSNorm most (chapter 08's page and worklog have the figures). Not for
-  // aligned rows, where it was mixed, nor 16-bit rows (g would be rounded to 16 bits), nor the
+  // loads no weight (there element by element, each load a round trip of its own; chapter 08's
+  // worklog has the figures). Not for aligned rows, whose weight comes in whole vectors: there it
+  // did not pay, nor 16-bit rows (g would be rounded to 16 bits), nor the
   // 8-vector kernel (fp32 RMSNorm past 8192 columns), which spills with it.
   constexpr bool kKeepG = sizeof(T) == 4 && kVectors <= 4 && !kAligned;
   // [row_loop]
@@ -385,12 +385,12 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
 
 // (c) Narrow rows. backward_rows sizes a block to a row: a 576-wide bf16 row is 72 chunks, a
 // block of 64 threads (28 of them idle) and a barrier per row; and the grid, up to
-// kMostBlocksPerSm such blocks an SM, stores 1056 partial rows on an H100, 2.4 MB of column sums
-// (LayerNorm: twice) for 9.4 MB of dy. What changed: a warp holds a row (lane l keeps chunks
-// l, l + 32, ...) and reduces it with shuffles alone, no barrier; the block's kNarrowWarps warps
-// walk rows kNarrowWarps at a time; and at the end the warps, which own the same columns, add
-// their column sums in shared memory in warp order, so the block stores one partial row as
-// before, a fixed-order sum. Rows on the 16-byte grid only.
+// kMostBlocksPerSm such blocks an SM, stores a partial row a block: column sums of about a
+// quarter of dy's bytes (LayerNorm: twice; chapter 08's worklog has the case). What changed: a warp
+// holds a row (lane l keeps chunks l, l + 32, ...) and reduces it with shuffles alone, no barrier;
+// the block's kNarrowWarps warps walk rows kNarrowWarps at a time; and at the end the warps, which
+// own the same columns, add their column sums in shared memory in warp order, so the block stores
+// one partial row as before, a fixed-order sum. Rows on the 16-byte grid only.
 inline constexpr int kNarrowWarps = 8;
 inline constexpr int kNarrowThreads = kNarrowWarps * device::kWarpSize;
 inline constexpr int kNarrowMostVectors = 4;
@@ -498,7 +498,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
 // partial rows s, s + kSumSlices, ..., and the slices are then added in a fixed tree, so the
 // bits depend on count and cols, never on timing nor on kWidth. count = 0 writes zeros. What
 // changed: it was a launch per gradient, a block per 32 columns, 16 slices added in order (see
-// sum_columns in backward_launch.cuh for what one launch and float4 loads measured).
+// sum_columns in backward_launch.cuh for why one launch and float4 loads).
 inline constexpr int kSumRuns = 8;
 inline constexpr int kSumSlices = kSumRuns * kSumRuns;
 inline constexpr int kSumGroups = 8;

@@ -270,10 +270,10 @@ __global__ void __launch_bounds__(kWholeGpuThreads, (kMinBlocks<T, P, kAdd, kAli
 // pair p go to half (p % 2) of the scratch's four rows of parts: a block writes that half
 // again only for pair p + 2, after the barrier of pair p + 1, which no block passes before
 // every block has merged pair p. In place is safe: a thread reads and writes only its own
-// chunks, and reads row r + 1's chunk before it writes it. Measured faster than the lean
-// kernel on two rows or more; one row alone was slower, so the lean kernel keeps it.
-// Prefetching row r + 1 into L2 at the start was slower. Chapter 10's page and worklog have the
-// figures.
+// chunks, and reads row r + 1's chunk before it writes it. One row alone has no second row to
+// share the parameters and the barrier with, so the lean kernel keeps it. Prefetching row r + 1
+// into L2 at the start was tried and dropped. Chapter 10's page and worklog have the
+// comparisons.
 inline constexpr int kPairVectors = 8;  // in registers, as the lean kernel (two blocks an SM)
 
 template <bool kCentre>
@@ -394,11 +394,11 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
 // (a 4 KiB bulk prefetch a vector a block, sm_90) once the block has read this one, so DRAM
 // streams it while the block waits at the barrier and stores; the block then loads it from L2.
 // Prefetched earlier (as soon as the row's loads are issued) or two rows ahead, two rows
-// outgrew what L2 keeps, and were slower; after the barrier, LayerNorm lost and RMSNorm gained.
-// Measured faster than the lean kernel, its DRAM reads close to the model's; at 4 vectors a
-// thread slower, hence kHeldFewestVectors. Chapter 10's page and worklog have the figures.
+// outgrow what L2 keeps; after the barrier, it helps RMSNorm and costs LayerNorm. Its DRAM reads
+// so come close to the bytes model's; rows of fewer than kHeldFewestVectors vectors a thread
+// stay with the lean kernel. Chapter 10's page and worklog have the comparisons.
 constexpr int kHeldVectors = 16;
-constexpr int kHeldFewestVectors = 6;  // fewer: the lean kernel (4 vectors measured slower here)
+constexpr int kHeldFewestVectors = 6;  // fewer: the lean kernel (chapter 10's worklog)
 constexpr int kSharedShifts = 11;      // 16 + 11 slots of 4 KiB a block: two blocks an H100 SM
 
 __device__ __forceinline__ void prefetch_to_l2(const void* global, unsigned int bytes) {

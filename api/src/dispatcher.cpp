@@ -102,35 +102,37 @@ namespace {
 
 // The decision table: the first rule that matches names a chapter, whose kernel for the op runs
 // the call (its default_for_op one where it has several, or the one the rule's path names).
-// Each rule was measured against chapter 07's kernel in the same run (chapter 09's and chapter
-// 10's pages have the figures):
+// Each rule's kernel was compared with chapter 07's in the same run (chapter 09's and chapter
+// 10's pages and worklogs have the figures):
 //  1. backward: chapter 08's deterministic kernel. Its dweight and dbias are partial sums added
 //     in a fixed order, so a training step gives the same bits on every run.
 //  2. narrow rows: when chapter 09's own table picks one of its narrow kernels (cols <= 1024, a
-//     group of lanes per row, reductions by shuffles alone): faster than chapter 07's block per
-//     row, which leaves a quarter of its threads idle on such rows.
+//     group of lanes per row, reductions by shuffles alone), where chapter 07's block per row
+//     leaves a quarter of its threads idle and waits at barriers.
 //  3. few rows (<= 64): when chapter 09's table splits each row over a block of up to 1024
 //     threads. The time is latency, not bandwidth, and a row split over more threads finishes
 //     sooner than in chapter 07's block.
 //  4. few rows (<= 64) wider than chapter 07's registers hold (more than 3072 chunks of 16
 //     bytes, 2048 off the 16-byte grid): chapter 10. Chapter 07 streams such a row through one
-//     block, so a few of them leave most SMs idle, and chapter 10 is many times faster. With
+//     block, so a few of them leave most SMs idle; chapter 10 spreads a row over them. With
 //     many such rows chapter 07's blocks fill the GPU and it stays, until rules 6 and 7.
 //  5. many rows of at most 1024 aligned 16-byte chunks (8192 bf16 columns): chapter 09's block
 //     per row with its register cap sized to the block (its table's rules 3 and 4): ahead of or
 //     level with chapter 07's, far ahead with a residual. And 16-bit LayerNorm rows of up to 2048
 //     chunks that whole warps of its block4 fill (its rule 7); 16-bit RMSNorm and LayerNorm rows
 //     of up to 2048 chunks where a 4-vector block fits an SM once (its rule 5, block8_256x2, two
-//     rows an SM); and add + norm rows of exactly 2048 chunks (its rule 6, block2): each faster
-//     there than chapter 07's.
+//     rows an SM); and add + norm rows of exactly 2048 chunks (its rule 6, block2). configs.cpp
+//     gives each rule's reason.
 //  6. many rows on the 16-byte grid of a MiB or more (65536 chunks: 262144 fp32 or 524288
 //     16-bit columns, wider than a cluster holds): chapter 10, whose chooser takes the whole GPU
-//     or the split row, faster than chapter 07 on every op from a MiB a row. Narrower, chapter
-//     07 can win, so rows between a cluster and a MiB stay with it.
+//     or the split row, ahead of chapter 07 on every op from a MiB a row (chapter 10's worklog,
+//     "Many wide rows"). Narrower, chapter 07 can win, so rows between a cluster and a MiB stay
+//     with it.
 //  7. many rows on the 16-byte grid, wider than chapter 07's registers hold: chapter 10's
 //     cluster entry, which refuses GPUs without clusters and rows wider than it holds, 512 KiB
-//     (chapter 07 then runs them, as the op's default). With its exchange pushed by st.async it
-//     is faster than chapter 07 on every op, fp32 rows too.
+//     (chapter 07 then runs them, as the op's default). It reads x from DRAM once where chapter
+//     07 streams such a row twice, and its exchange, pushed by st.async, overlaps the row's
+//     other work; so on every op, fp32 rows too (chapter 10's worklog has the comparisons).
 //  8. every other forward call (wider rows, misaligned rows): chapter 07, whose launcher peels
 //     a misaligned row's ends and streams rows too wide for registers.
 // When the rule's kernel refuses the call (KernelEntry::refusal), the op's default kernel

@@ -143,9 +143,9 @@ void launch_two_reads(const Rows& a, cudaStream_t stream) {
 
 // [configurations]
 // threads x floats per thread = the widest row a configuration holds. 32 floats (8 float4)
-// per thread for wide rows; fewer threads for narrower rows, so that few sit idle. With 2048
-// rows of 8192 on an H100, 256 threads capped at 64 registers give 4 blocks per SM, 528 rows
-// in flight: 3.9 waves, the last one nearly full.
+// per thread for wide rows; fewer threads for narrower rows, so that few sit idle. 256 threads
+// capped at 64 registers give 4 blocks per SM, so many rows are in flight at once and a large
+// batch's last wave is a small part of its time (the lesson page counts the waves).
 template <typename Pack>
 void launch_fused(const Rows& a, cudaStream_t stream) {
   static_assert(384 * 32 == kMaxRegisterCols);

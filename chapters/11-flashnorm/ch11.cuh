@@ -75,17 +75,16 @@ enum class FusedKernel {
 const char* name_of(FusedKernel kernel);
 
 // [fused_choice_rule]
-/// The kernel fused_rmsnorm_linear runs for a shape. Measured (chapter 11's page has the
-/// figures): the packed warp split is faster than the cluster kernel at every token count
-/// through 576 x 960 and at up to 16 tokens through every weight measured (to 4096 x 6144); at
-/// 64 tokens through 2048 x 2560 and 4096 x 6144 the cluster kernel is, as each of the warp
-/// split's blocks reads all of x (the same with the cluster kernel rebuilt on wgmma).
-/// kWarpSplitMostWeights is a round number between the measured 576 x 960 and 2048 x 2560, not
-/// measured itself.
+/// The kernel fused_rmsnorm_linear runs for a shape: the packed warp split up to 16 tokens, and
+/// at more tokens through small weights; the cluster kernel at more tokens through large
+/// weights, where each of the warp split's blocks would read all of x. Chapter 11's page and
+/// worklog have the comparisons.
+/// kWarpSplitMostWeights is a round number between the weights on either side (576 x 960 and
+/// 2048 x 2560).
 inline constexpr std::int64_t kWarpSplitMostWeights = 1024 * 1024;
 /// Weights (K · N) from which the warp split, at up to 16 tokens and K past 1024, takes its block
 /// for W* read from DRAM (two blocks an SM of 8 warps) over the one for W* in L2 (one block of 16
-/// warps): a round number between 2048 x 2560 and 4096 x 6144, where each was measured faster.
+/// warps): a round number between 2048 x 2560, whose W* stays in L2, and 4096 x 6144.
 inline constexpr std::int64_t kWarpSplitDramWeights = std::int64_t{4096} * 4096;
 FusedKernel fused_kernel_for(std::int64_t rows, std::int64_t k_cols, std::int64_t n_cols);
 // [fused_choice_rule]

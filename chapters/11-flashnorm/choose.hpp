@@ -29,15 +29,14 @@ struct PathRule {
 
 inline constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 
-/// The table, as measured (`ch11_flashnorm`, CUDA-graph replays, on an H200 and an H100;
-/// chapter 11's page has the 18 rows in its Measured section): the fused path (the packed warp
-/// split) is fastest up to 16 tokens through every weight up to 4096 x 6144 (through 4096 x 6144,
-/// whose W* does not stay in L2, only since its block of 8 warps two an SM: with one block of 16
-/// warps it was slower than plain on the H200), and up to 64 tokens through weights up to
-/// 1024 x 1024 (faster through 576 x 960, slower through 2048 x 2560; the bound between them is
-/// a round number); norm + cuBLAS everywhere else (at 64 tokens through 2048 x 2560 and
-/// 4096 x 6144 the fused kernels read x once for every few columns). The deferred path, whose
-/// row scale is a third launch on CUDA 13.0's cuBLASLt, is never fastest. A fused rule must keep
+/// The table (chapter 11's page has the 18 rows it rests on, `ch11_flashnorm`'s CUDA-graph
+/// replays): the fused path (the packed warp split) up to 16 tokens through every weight up to
+/// 4096 x 6144 (through 4096 x 6144, whose W* does not stay in L2, with its block of 8 warps two
+/// an SM, which keeps DRAM busier), and up to 64 tokens through weights up to 1024 x 1024 (a
+/// round number between 576 x 960 and 2048 x 2560); norm + cuBLAS everywhere else (at 64 tokens
+/// through 2048 x 2560 and 4096 x 6144 the fused kernels read x once for every few columns).
+/// The deferred path, whose row scale is a third launch on CUDA 13.0's cuBLASLt, never leads.
+/// Chapter 11's worklog has the runs behind each bound. A fused rule must keep
 /// most_rows <= kFusedMaxRows.
 inline constexpr PathRule kPathTable[] = {
     {.most_rows = 16, .most_weights = 4096 * 6144, .path = Path::fused},

@@ -218,10 +218,10 @@ __device__ __forceinline__ void multiply_units(const UnitBatch<kMTiles, kTiles, 
 // The block's finish: each warp parks its sums and its rows' sums of squares in shared memory;
 // after one barrier they are added in warp order, 1/RMS taken, and y written.
 //
-// What changed: x's loads now go out before W*'s in each unit (measured alone too, on an H100
-// and an H200), and each output's thread adds its row's squares itself, where one
-// thread a row took 1/RMS into shared memory behind a second barrier. Measured beside the
-// previous kernel: faster at 1 and 16 tokens, level at 64 (chapter 11's page names the runs).
+// What changed: x's loads now go out before W*'s in each unit, and each output's thread adds
+// its row's squares itself, where one thread a row took 1/RMS into shared memory behind a
+// second barrier, so the block waits at one barrier, not two (chapter 11's worklog has the
+// comparison with the previous kernel).
 template <int kMTiles, int kTiles, int kSplitWarps>
 __device__ __forceinline__ void finish_warp_split(const PackedCall& c, const Lane& l,
                                                   int first_tile,
@@ -311,15 +311,14 @@ void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
 // The warp split's block for a call. Up to 16 tokens through K past 1024: 3 tiles (24 columns)
 // a block, 16 warps of 4 units (2048 rows of K in flight at once), or, through weights too large
 // to stay in L2 between calls, 8 warps of 4 units, two blocks an SM; otherwise a tile a block, 8
-// warps of 3 units, and tokens padded to 16, 32 or 64. Each was measured beside the others in
-// one process (chapter 11's page and worklog have the figures). At 16 tokens through 2048 x 2560
-// the 3-tile block of 16 warps came first: 107 blocks of 3 tiles leave fewer bytes to each SM than
-// 80 of 4, and 1 or 2 tiles take more blocks than the SMs hold at once. Through 576 x 960 the
-// one-tile block was the best or close to it at 1, 16 and 64 tokens. Through 4096 x 6144 (W* 50 MB,
-// read from DRAM every call) the 3-tile block of 8 warps, two an SM, is the faster, and the slower
-// through 2048 x 2560, where W* stays in L2. (Nsight Compute: two blocks an SM keep DRAM busier,
-// and take 256 blocks of 3 tiles in about one wave where one block needs two.)
-// kWarpSplitDramWeights (ch11.cuh) is a round number between the two, not measured itself.
+// warps of 3 units, and tokens padded to 16, 32 or 64. Why: 3 tiles a block spread W*'s columns
+// over more blocks than 4 do, leaving fewer bytes to each SM, while 1 or 2 tiles take more blocks
+// than the SMs hold at once. A narrow W* has too few columns for that, and one tile a block
+// keeps the most SMs busy. Where W* is read from DRAM every call, two blocks an SM of 8 warps
+// keep DRAM busier and take the 3-tile blocks in about one wave where blocks of 16 warps need
+// two; where W* stays in L2, the 16-warp block does better. kWarpSplitDramWeights (ch11.cuh) is
+// a round number between weights on either side. Chapter 11's worklog has the comparisons, each
+// block beside the others in one process.
 
 template <bool kAligned>
 void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
@@ -351,10 +350,9 @@ void launch_warp_split(const PackedCall& call, cudaStream_t stream) {
 // back and waits once.
 constexpr int kGroupCols = 64;  // columns of W* a warpgroup: wgmma's m64
 constexpr int kGroupThreads = 4 * device::kWarpSize;
-// Warpgroups a block: 192 columns of W*. Measured at 64 tokens through 2048 -> 2560, three
-// (14 column tiles, 112 blocks) were faster than one (40 column tiles of 8 blocks, x read from
-// L2 by 40) or two (20 tiles, 160 blocks: more than one wave at one block an SM); chapter 11's
-// page and worklog have the figures.
+// Warpgroups a block: 192 columns of W*. Three, not one, whose narrower column tiles read x
+// from L2 three times as often, nor two, whose blocks for a wide W* outnumber one wave at one
+// block an SM; chapter 11's worklog has the comparison.
 constexpr int kGroups = 3;
 constexpr int kBatchUnits = 8;  // units of 32 rows of K staged at once
 // ... where x's rows are on the 16-byte grid; a chunk of an unaligned row is loaded element by
