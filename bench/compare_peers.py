@@ -208,6 +208,12 @@ SHAPES = [
                                                                 (8192, 576, "bf16"),
                                                                 (2048, 8192, "fp32"))
       for op in ("rmsnorm_backward", "layernorm_backward")],
+    # Rows wider than one block's registers hold: chapter 10's row over a cluster.
+    Problem("layernorm_backward", 4096, 16384, "bf16", "backward"),
+    *[Problem(op, m, n, dtype, "backward") for m, n, dtype in ((512, 32768, "bf16"),
+                                                                (256, 65536, "bf16"),
+                                                                (64, 131072, "fp32"))
+      for op in ("rmsnorm_backward", "layernorm_backward")],
     # fp16: issue 14 asks the dispatcher to match the best peer in fp16 too.
     *[Problem(op, m, n, "fp16", "fp16") for m, n in ((16384, 4096), (8192, 576))
       for op in ("rmsnorm", "layernorm", "add_rmsnorm")],

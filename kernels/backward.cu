@@ -33,48 +33,27 @@
 namespace normlab::kernels::backward {
 
 std::size_t scratch_bytes(Reduction reduction, bool centre, std::int64_t rows, std::int64_t cols) {
-  if (rows == 0) return 0;  // no row kernel runs: the column sums read no partial row
+  // No rows: no row kernel runs, and the column sums read no partial row. One row: its one
+  // block writes the gradients itself (backward_launch.cuh).
+  if (rows <= 1) return 0;
   const std::int64_t sums_rows = reduction == Reduction::atomic ? 1 : most_partial_rows(rows);
   return static_cast<std::size_t>(sums_rows * cols) * sizeof(float) * (centre ? 2 : 1);
 }
 
 namespace {
 
-// [validate]
-// The checks of every launcher, before anything is launched: a shape no wider than the op's most;
-// x, dy and dx (and dresidual when given) non-null when rows > 0, with strides of at least
-// cols, aligned to their element; the saved statistics; the gradient of every parameter given;
-// and scratch enough for the reduction.
+// The checks of chapter 08's launchers: a row no wider than the registers of one block hold,
+// then every launcher's checks (backward_launch.cuh's validate_gradients) with the reduction's
+// scratch.
 template <typename T, typename P>
 void validate(const char* fn, const Gradients<T, P>& g, Reduction reduction, bool centre) {
-  validate_shape(fn, g.rows, g.cols);
   const std::int64_t most_cols = centre ? kMaxLayernormCols : kMaxRmsnormCols;
   check_argument(g.cols <= most_cols, fn, "cols", [&] {
     return "must be at most " + std::to_string(most_cols) + " (got " + std::to_string(g.cols) +
            "): x, dy and the column sums live in registers";
   });
-  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
-    validate_tensor(fn, name, data, g.rows, g.cols, stride);
-    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
-  };
-  tensor("x", g.x, g.x_stride);
-  tensor("dy", g.dy, g.dy_stride);
-  tensor("dx", g.dx, g.dx_stride);
-  if (g.dresidual != nullptr) tensor("dresidual", g.dresidual, g.dresidual_stride);
-  validate_alignment(fn, "weight", g.weight, 0, sizeof(P), sizeof(P));
-  check_argument((g.weight == nullptr) == (g.dweight == nullptr), fn, "dweight",
-                 "must be given exactly when weight is");
-  check_argument(g.rows == 0 || g.saved_rstd != nullptr, fn, "saved_rstd", "must not be null");
-  check_argument(!centre || g.rows == 0 || g.saved_mean != nullptr, fn, "saved_mean",
-                 "must not be null for LayerNorm");
-  const std::size_t needed = scratch_bytes(reduction, centre, g.rows, g.cols);
-  check_argument(g.scratch_bytes >= needed && (needed == 0 || g.scratch != nullptr), fn, "scratch",
-                 [&] {
-                   return "must hold " + std::to_string(needed) + " bytes (got " +
-                          std::to_string(g.scratch_bytes) + ")";
-                 });
+  validate_gradients(fn, g, centre, scratch_bytes(reduction, centre, g.rows, g.cols));
 }
-// [validate]
 
 // RMSNorm's dbias (a bias is optional there) is the column sums of dy, summed before the row
 // kernel runs; LayerNorm's row kernels sum it with dweight.

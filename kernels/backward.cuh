@@ -70,6 +70,23 @@ void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_
 template <typename T, typename P>
 void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
 
+/// Chapter 10's launchers for rows wider than chapter 08's (kernels/cluster_backward.cu): a row
+/// over a thread-block cluster (compute capability 9.0 and newer; other GPUs are refused by
+/// name), the same function as chapter 08's, its parameter gradients deterministic (partial rows,
+/// one a cluster, summed in a fixed order). Rows of up to cluster_backward_chunks() 16-byte
+/// chunks: 512 KiB on the 16-byte grid, 128 KiB off it. Same dtype pairings, options and
+/// refusals as above, but dy in x's dtype only.
+template <typename T, typename P>
+void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
+template <typename T, typename P>
+void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
+/// The widest row the cluster launchers take, in 16-byte chunks of the row's dtype.
+std::int64_t cluster_backward_chunks(bool aligned);
+/// Scratch bytes a cluster launch needs: one fp32 partial row a cluster (LayerNorm: two), for as
+/// many clusters as the current GPU holds at once.
+std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,
+                                  int element_bytes);
+
 /// @p to = the rows x cols tensor @p from (fp16 or bf16 when @p dtype says so, rows @p stride
 /// apart) as fp32, exactly, its rows contiguous: how a call whose dy is in another dtype than x
 /// reaches the fp32 launchers (typed_gradients.hpp).

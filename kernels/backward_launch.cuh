@@ -15,10 +15,51 @@
 #include <string>
 
 #include "general_launch.cuh"  // threads_for_chunks
+#include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
 #include "row_backward.cuh"
 
 namespace normlab::kernels::backward {
+
+// The checks of every launcher, before anything is launched: a valid shape; x, dy and dx (and
+// dresidual when given) non-null when rows > 0, with strides of at least cols, aligned to their
+// element; the saved statistics; the gradient of every parameter given; and @p scratch_needed
+// bytes of scratch.
+template <typename T, typename P>
+void validate_gradients(const char* fn, const Gradients<T, P>& g, bool centre,
+                        std::size_t scratch_needed) {
+  validate_shape(fn, g.rows, g.cols);
+  auto tensor = [&](const char* name, const void* data, std::int64_t stride) {
+    validate_tensor(fn, name, data, g.rows, g.cols, stride);
+    validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
+  };
+  tensor("x", g.x, g.x_stride);
+  tensor("dy", g.dy, g.dy_stride);
+  tensor("dx", g.dx, g.dx_stride);
+  if (g.dresidual != nullptr) tensor("dresidual", g.dresidual, g.dresidual_stride);
+  validate_alignment(fn, "weight", g.weight, 0, sizeof(P), sizeof(P));
+  check_argument((g.weight == nullptr) == (g.dweight == nullptr), fn, "dweight",
+                 "must be given exactly when weight is");
+  check_argument(g.rows == 0 || g.saved_rstd != nullptr, fn, "saved_rstd", "must not be null");
+  check_argument(!centre || g.rows == 0 || g.saved_mean != nullptr, fn, "saved_mean",
+                 "must not be null for LayerNorm");
+  check_argument(g.scratch_bytes >= scratch_needed && (scratch_needed == 0 || g.scratch != nullptr),
+                 fn, "scratch", [&] {
+                   return "must hold " + std::to_string(scratch_needed) + " bytes (got " +
+                          std::to_string(g.scratch_bytes) + ")";
+                 });
+}
+
+// Whether every row of every tensor of @p g, and the weight, lies on the 16-byte grid, with a
+// whole number of chunks a row: the kernels' aligned form (16-byte vectors only).
+template <typename T, typename P>
+bool on_the_grid(const Gradients<T, P>& g) {
+  const auto element = static_cast<std::int64_t>(sizeof(T));
+  return g.cols % Vector<T>::kWidth == 0 && rows_aligned(g.x, g.x_stride, element) &&
+         rows_aligned(g.dy, g.dy_stride, element) && rows_aligned(g.dx, g.dx_stride, element) &&
+         rows_aligned(g.dresidual, g.dresidual_stride, element) &&
+         rows_aligned(g.weight, 0, element);
+}
 
 // [grid]
 // The SM count of the current device, asked once per process.
@@ -137,6 +178,14 @@ template <typename T, typename P, int kVectors, bool kCentre, bool kAligned>
 void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int threads,
                  cudaStream_t stream) {
   float* sums = g.scratch;
+  if (g.rows == 1) {
+    // (0) One row: one block, which writes the gradients itself (either reduction gives these
+    // bits for one row), so the call is one launch and needs no scratch.
+    backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>
+        <<<1, threads, 0, stream>>>(g, nullptr, 1);
+    NORMLAB_CHECK_LAUNCH();
+    return;
+  }
   if (reduction == Reduction::atomic) {
     // (a) One block per row, atomics into one zeroed row (two for LayerNorm).
     const std::int64_t sums_rows = 1;
@@ -175,6 +224,11 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
 template <typename T, typename P, int kVectors, bool kCentre>
 void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
   constexpr auto kernel = backward_narrow<T, P, kVectors, kCentre>;
+  if (g.rows == 1) {  // as launch_rows: one block writes the gradients, no scratch
+    kernel<<<1, kNarrowThreads, 0, stream>>>(g, nullptr, 1);
+    NORMLAB_CHECK_LAUNCH();
+    return;
+  }
   const int fit = std::min(resident_blocks<kernel>(kNarrowThreads), kMostBlocksPerSm);
   const std::int64_t blocks_needed = (g.rows + kNarrowWarps - 1) / kNarrowWarps;
   const std::int64_t sums_rows =
@@ -191,11 +245,7 @@ void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
 template <typename T, typename P, bool kCentre>
 void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
   if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
-  const auto element = static_cast<std::int64_t>(sizeof(T));
-  const bool aligned =
-      g.cols % Vector<T>::kWidth == 0 && rows_aligned(g.x, g.x_stride, element) &&
-      rows_aligned(g.dy, g.dy_stride, element) && rows_aligned(g.dx, g.dx_stride, element) &&
-      rows_aligned(g.dresidual, g.dresidual_stride, element) && rows_aligned(g.weight, 0, element);
+  const bool aligned = on_the_grid(g);
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
   if (reduction == Reduction::deterministic && aligned &&
       chunks <= device::kWarpSize * kNarrowMostVectors) {

@@ -13,9 +13,9 @@
 #include <cuda/ptx>
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
+#include "cluster_sum.cuh"
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
 #include "row_norm.cuh"
@@ -25,7 +25,6 @@ namespace normlab::kernels::spread {
 
 namespace {
 
-namespace cg = cooperative_groups;
 using device::same_bits;
 using device::Vector;
 
@@ -49,90 +48,6 @@ __host__ __device__ constexpr int stages(bool aligned) {
 __host__ __device__ constexpr int stashed_tensors(bool aligned, bool add) {
   return aligned && add ? 2 : 1;
 }
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// [cluster_exchange]
-// The total of one float a thread over every thread of the cluster, with no cluster barrier.
-// start(): the block adds its threads' values (block_sum), and its first threads push the
-// block's total into this block's slot of every block's inbox with st.async, a store into
-// another block's shared memory that also counts its bytes on that block's mbarrier.
-// finish(): a block waits on its own mbarrier until every block's 4 bytes have landed; lane k
-// of each warp reads slot k and the warp adds them. Every thread of every block adds the same
-// values in the same butterfly, so each gets the same bits, and every block normalises with
-// the same statistics. operator() does both at once.
-// What it replaces (ex10's exchange): each block writes its total into its own slot,
-// cluster.sync(), then reads every block's slot through DSMEM. Traced (chapter 10's page has
-// the trace), that barrier and the reads after it took more than half of a row's time. The
-// pushed bytes take as long to land under that load, but nothing else waits for them: no reads
-// after, no barrier at the end, and the kernel finishes a row's last sum a row after starting
-// it.
-// Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
-// exchange e + 4 only after finishing an exchange that every block starts only after it has
-// finished e (RMSNorm: e + 2; LayerNorm: a later row's mean, e + 2 after a mean and e + 3
-// after a row's squares, which are finished after the next row's mean), and a block pushes
-// only after block_sum's barriers, which follow all its threads' reads of the exchanges it
-// finished before. So no slot is overwritten unread, and no phase of an mbarrier gets the
-// bytes of its inbox's next use.
-class ClusterSum {
- public:
-  static constexpr int kInboxes = 4;
-  struct Inboxes {
-    float total[kInboxes][kMostClusterBlocks];
-    std::uint64_t landed[kInboxes];  // mbarriers: every block's total has landed
-  };
-  // An exchange started and not yet finished: its inbox, and the phase (mod 2) to wait for.
-  struct Ticket {
-    int inbox;
-    std::uint32_t parity;
-  };
-
-  // Sets up the mbarriers; a cluster barrier then keeps every block from pushing into a
-  // neighbour's inbox before it is set up.
-  __device__ ClusterSum(const cg::cluster_group& cluster, Inboxes& in)
-      : cluster_(cluster), in_(in) {
-    if (threadIdx.x == 0) {
-      for (std::uint64_t& landed : in_.landed)
-        cuda::ptx::mbarrier_init(&landed, 1);
-      cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    }
-    cluster_.sync();
-  }
-
-  __device__ Ticket start(float value) {
-    const Ticket ticket{static_cast<int>(round_ % kInboxes), round_ / kInboxes % 2};
-    ++round_;
-    const float block_total = device::block_sum(value);
-    const unsigned int blocks = cluster_.num_blocks();
-    if (threadIdx.x == 0) {
-      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
-                                           cuda::ptx::space_shared, &in_.landed[ticket.inbox],
-                                           blocks * static_cast<unsigned int>(sizeof(float)));
-    }
-    if (threadIdx.x < blocks) {
-      float* slot = &in_.total[ticket.inbox][cluster_.block_rank()];
-      cuda::ptx::st_async(cluster_.map_shared_rank(slot, threadIdx.x), block_total,
-                          cluster_.map_shared_rank(&in_.landed[ticket.inbox], threadIdx.x));
-    }
-    return ticket;
-  }
-
-  __device__ float finish(Ticket ticket) const {
-    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
-                                                &in_.landed[ticket.inbox], ticket.parity)) {
-    }
-    const unsigned int lane = threadIdx.x % device::kWarpSize;
-    return device::warp_sum(lane < cluster_.num_blocks() ? in_.total[ticket.inbox][lane] : 0.0f);
-  }
-
-  __device__ float operator()(float value) { return finish(start(value)); }
-
- private:
-  cg::cluster_group cluster_;
-  Inboxes& in_;
-  unsigned int round_ = 0;
-};
-// [cluster_exchange]
-#endif
 
 // Chapter 07's row, spread over the N blocks of a cluster: thread t of block k keeps chunks
 // v * N * blockDim.x + k * blockDim.x + t, and the statistics' sums are the cluster's
@@ -269,32 +184,8 @@ std::size_t cluster_stash_bytes(int threads, bool aligned, bool add) {
 template <typename Kernel, typename T, typename P>
 void launch_on_clusters(Kernel kernel, const Tensors<T, P>& t, ClusterShape shape,
                         std::size_t stash_bytes, cudaStream_t stream) {
-  if (shape.blocks > 8) {  // beyond the portable cluster size
-    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  }
-  NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(stash_bytes)));
-  cudaLaunchAttribute cluster_size{};
-  cluster_size.id = cudaLaunchAttributeClusterDimension;
-  cluster_size.val.clusterDim.x = static_cast<unsigned int>(shape.blocks);
-  cluster_size.val.clusterDim.y = 1;
-  cluster_size.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(shape.blocks));
-  config.blockDim = dim3(static_cast<unsigned int>(shape.threads));
-  config.dynamicSmemBytes = stash_bytes;
-  config.stream = stream;
-  config.attrs = &cluster_size;
-  config.numAttrs = 1;
-  int resident = 0;
-  NORMLAB_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-  if (resident < 1) {
-    throw std::runtime_error("ch10 cluster: a cluster of " + std::to_string(shape.blocks) +
-                             " blocks does not fit this GPU");
-  }
-  const std::int64_t clusters = std::min<std::int64_t>(t.rows, resident);
-  config.gridDim = dim3(static_cast<unsigned int>(clusters * shape.blocks));
-  NORMLAB_CHECK(cudaLaunchKernelEx(&config, kernel, t));
+  ClusterGrid grid(kernel, shape.blocks, shape.threads, stash_bytes, stream);
+  grid.launch(std::min<std::int64_t>(t.rows, grid.resident()), t);
 }
 
 }  // namespace

@@ -217,6 +217,46 @@ __device__ void load_row_statistics(const Gradients<T, P>& g, std::int64_t r,
   in.rstd = g.saved_rstd[r];
 }
 
+// Row r of what the dx pass writes and adds: dx, and dresidual where given (null otherwise),
+// each with whether its chunks lie on the 16-byte grid.
+template <typename T>
+struct OutputRow {
+  T* dx;
+  const T* dresidual;
+  bool dx_aligned, dresidual_aligned;
+};
+
+template <bool kAligned, typename T, typename P>
+__device__ OutputRow<T> output_row(const Gradients<T, P>& g, std::int64_t r) {
+  T* dx = g.dx + r * g.dx_stride;
+  const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;
+  return {dx, dresidual, kAligned || chunks_aligned(dx, 0),
+          kAligned || chunks_aligned(dresidual, 0)};
+}
+
+// [one_row]
+// The gradients of a call of one row, from its block's column sums: each rounded to P as
+// sum_partials rounds the sum of one partial row (0 + s: the same bits, -0 becoming +0). The
+// element of sums[v][j] is column(v, j).
+template <bool kCentre, typename T, typename P, int kVectors, int kWidth, typename Column>
+__device__ void write_gradients(const Gradients<T, P>& g, const float (&dy_xhat)[kVectors][kWidth],
+                                const float (&dy_sum)[kCentre ? kVectors : 1][kWidth],
+                                Column column) {
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const std::int64_t c = column(v, j);
+      if (c >= g.cols) continue;
+      if (g.dweight != nullptr) g.dweight[c] = from_float<P>(0.0f + dy_xhat[v][j]);
+      if constexpr (kCentre) {
+        if (g.dbias != nullptr) g.dbias[c] = from_float<P>(0.0f + dy_sum[v][j]);
+      }
+    }
+  }
+}
+// [one_row]
+
 // What is new against chapter 07: the block keeps two rows (x and dy) and needs two sums of
 // the row, reduced in one pass; and besides each row's dx it owes a sum over all rows per
 // column. Chunks follow the columns (chunk c holds columns [c * width, (c + 1) * width)), not
@@ -320,10 +360,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     }
     const float mean_g = kCentre ? partial.g * inverse_cols : 0.0f;  // RMSNorm does not centre
     const float mean_g_xhat = partial.g_xhat * inverse_cols;
-    T* dx = g.dx + r * g.dx_stride;
-    const T* dresidual = g.dresidual ? g.dresidual + r * g.dresidual_stride : nullptr;
-    const bool dx_aligned = kAligned || chunks_aligned(dx, 0);
-    const bool dresidual_aligned = kAligned || chunks_aligned(dresidual, 0);
+    const auto [dx, dresidual, dx_aligned, dresidual_aligned] = output_row<kAligned>(g, r);
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
@@ -352,6 +389,12 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
+  // One row, one block (sums null): its column sums are the gradients, written here as
+  // sum_partials would write the sum of one partial row, and no second launch runs.
+  if (sums == nullptr)
+    return write_gradients<kCentre>(g, dy_xhat, dy_sum, [](int v, int j) {
+      return (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth} + j;
+    });
   // The block's column sums, once: sums_rows rows of cols for dweight, then as many for dbias.
   float* dweight_row = HandOn::row(sums, g.cols);
   float* dbias_row = HandOn::row(sums + sums_rows * g.cols, g.cols);
@@ -464,6 +507,12 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
   // [narrow_sums]
+  // One row (sums null): warp 0 walked it alone, so its column sums are the gradients.
+  if (sums == nullptr) {
+    if (warp == 0)
+      write_gradients<kCentre>(g, dy_xhat, dy_sum, [&](int v, int j) { return first_of(v) + j; });
+    return;
+  }
   // The warps' column sums, added in warp order: each warp parks its sums in its row of
   // by_warp, and after a barrier thread c adds column c down the warps.
   __shared__ float by_warp[kNarrowWarps][kMostCols];

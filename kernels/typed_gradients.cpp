@@ -123,4 +123,26 @@ void run(const NormCall& call, Reduction reduction, cudaStream_t stream) {
   run_typed(call, reduction, stream);
 }
 
+std::size_t cluster_scratch_bytes(bool centre, const Shape& shape) {
+  return cluster_scratch_bytes(centre, shape.rows, shape.cols,
+                               static_cast<int>(size_of(shape.dtype)));
+}
+
+void run_cluster(const NormCall& call, cudaStream_t stream) {
+  constexpr const char* kCluster = "kernels::backward::run_cluster";
+  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, kCluster,
+                 "op", [&] {
+                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
+                          name_of(call.op) + ")";
+                 });
+  check_argument(!call.dy_dtype || *call.dy_dtype == call.dtype, kCluster, "dy_dtype", [&] {
+    return std::string("must be x's dtype (") + name_of(call.dtype) + ") for a row over a cluster";
+  });
+  with_dtype_pair<Pairings::narrow_parameters>(kCluster, call, [&]<typename T, typename P>() {
+    const Gradients<T, P> g = gradients_of<T, P>(call);
+    if (call.op == Op::rmsnorm_backward) return rmsnorm_backward_cluster(g, stream);
+    layernorm_backward_cluster(g, stream);
+  });
+}
+
 }  // namespace normlab::kernels::backward

@@ -50,4 +50,10 @@ std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape);
 /// work.
 void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
 
+/// Chapter 10's row over a cluster (rmsnorm_backward_cluster, layernorm_backward_cluster): its
+/// scratch for @p shape (@p centre: LayerNorm), and the run of @p call, whose dy must be in x's
+/// dtype.
+std::size_t cluster_scratch_bytes(bool centre, const Shape& shape);
+void run_cluster(const NormCall& call, cudaStream_t stream);
+
 }  // namespace normlab::kernels::backward

@@ -10,6 +10,7 @@
 #include "normlab/kernel.hpp"
 #include "spread.cuh"
 #include "typed_call.hpp"
+#include "typed_gradients.hpp"
 
 namespace normlab::ch10 {
 
@@ -77,6 +78,36 @@ std::vector<KernelEntry> entries() {
                               ? std::function<std::string(const Requirements&)>(whole_gpu_refusal)
                               : nullptr});
     }
+  }
+  // The backward of rows wider than chapter 08's registers hold (kernels/cluster_backward.cu): a
+  // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities but dy in
+  // x's dtype only, sm_90, and rows of at most 512 KiB (cluster_backward_chunks; 128 KiB off the
+  // 16-byte grid, refused there by the launcher, by name). It takes narrower rows too; the
+  // dispatcher sends it only the rows chapter 08 refuses.
+  for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
+    const bool centre = op == Op::layernorm_backward;
+    entries.push_back(
+        {.name = std::string("ch10_") + name_of(op),
+         .chapter = 10,
+         .summary = "a row over a thread-block cluster; partial rows summed in order",
+         .op = op,
+         .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
+                 .fp32_parameters = true,
+                 .narrow_parameters = true,
+                 .rmsnorm_bias = !centre,
+                 .optional_parameters = true,
+                 .weight_plus_one = true,
+                 .in_place = true,
+                 .max_row_bytes =
+                     kernels::backward::cluster_backward_chunks(true) * kernels::kChunkBytes,
+                 .residual_gradient = true,
+                 .min_compute_capability = 90},
+         .launch = [](const NormCall& call,
+                      cudaStream_t stream) { kernels::backward::run_cluster(call, stream); },
+         .scratch_bytes =
+             [centre](const Shape& s) {
+               return kernels::backward::cluster_scratch_bytes(centre, s);
+             }});
   }
   return entries;
 }

@@ -131,9 +131,17 @@ FP32_STREAM = [(dtype, weight_dtype) for dtype in (torch.float16, torch.bfloat16
                for weight_dtype in (dtype, torch.float32)]
 # Ragged widths (misaligned tails, streamed rows past 16384 bf16 columns), and a narrow one.
 STREAM_SHAPES = [(37, 1031), (2, 3, 4096), (3, 20001), (7, 24)]
-# The widest rows whose backward a kernel takes (chapter 08's, a row a block in registers:
-# kernels/backward.cuh's kMaxRmsnormCols and kMaxLayernormCols).
+# The widest rows whose backward chapter 08's kernels take (a row a block in registers:
+# kernels/backward.cuh's kMaxRmsnormCols and kMaxLayernormCols). Wider rows go to chapter 10's
+# row over a cluster, on sm_90 and newer GPUs and with dy in x's dtype.
 WIDEST_BACKWARD = {"rms": 12288, "layer": 8192}
+
+
+def wide_backward_refused(name, cols, x_dtype, dy_dtype):
+    """Whether no kernel takes the backward of a row of @p cols with these dtypes here."""
+    if cols <= WIDEST_BACKWARD[name]:
+        return False
+    return torch.cuda.get_device_capability() < (9, 0) or dy_dtype != x_dtype
 
 
 @pytest.mark.parametrize("dtype, weight_dtype", FP32_STREAM)
@@ -199,8 +207,10 @@ def test_fused_add_gradients(generator, dtype, weight_dtype, stream, shape, back
         assert_close(f"{name} residual_out", h, h_want, stream)
         assert_close(f"{name} y", y, want_norm(h_want, w.detach(), b.detach()), dtype)
         loss = (y.double() * dy.double()).sum().add((h.double() * dh.double()).sum())
-        if shape[-1] > WIDEST_BACKWARD[name]:
-            # The backward of rows this wide is refused by name (no kernel holds the row).
+        # The norm's backward runs on h (in the stream's dtype) with dy in x's dtype.
+        if wide_backward_refused(name, shape[-1], stream, dtype):
+            # Refused by name: chapter 08's kernels do not hold the row, chapter 10's cluster
+            # takes dy in h's dtype only (or this GPU has no clusters).
             with pytest.raises(ValueError, match="no kernel takes"):
                 loss.backward()
             assert all(t.grad is None for t in (x, r, w, b))
@@ -426,8 +436,8 @@ def test_in_place_and_out_refuse_where_grad_is_required(generator, backend):
 
 
 def test_dispatcher_refusal_comes_back_as_value_error(backend):
-    # RMSNorm backward keeps rows in registers up to 12288 columns; wider is refused by name.
-    x = torch.randn(2, 16384, device="cuda", requires_grad=True)
+    # No backward kernel holds an fp32 row of more than 512 KiB: refused by name.
+    x = torch.randn(2, 131073, device="cuda", requires_grad=True)
     y = nt.rms_norm(x, None, EPS)
     with pytest.raises(ValueError, match="normlab refused the call"):
         y.sum().backward()
@@ -490,6 +500,27 @@ def test_layer_norm_gradients(generator, dtype, weight_dtype, affine, backend):
     want = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dy, x, w, b)
     check_gradients(nt.layer_norm(x, w, b, EPS), dy, [("x", x), ("weight", w), ("bias", b)],
                     want, dtype, 37)
+
+
+@pytest.mark.parametrize("dtype, weight_dtype", [(torch.bfloat16, torch.bfloat16),
+                                                 (torch.bfloat16, torch.float32),
+                                                 (torch.float32, torch.float32)])
+@pytest.mark.parametrize("cols", [12289, 40000, 65536])
+def test_gradients_of_rows_wider_than_a_block(generator, dtype, weight_dtype, cols, backend):
+    """Past chapter 08's widest rows the backward is chapter 10's row over a cluster (sm_90):
+    the same gradients against float64, through autograd."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("a row over a thread-block cluster needs sm_90")
+    x = ref.activations((3, cols), dtype, generator).requires_grad_()
+    w = ref.parameter(cols, weight_dtype, generator).requires_grad_()
+    b = ref.parameter(cols, weight_dtype, generator, 0.0).requires_grad_()
+    dy = ref.activations((3, cols), dtype, generator)
+    want = ref.gradients(lambda x, w: ref.rms_norm(x, w, EPS), dy, x, w)
+    check_gradients(nt.rms_norm(x, w, EPS), dy, [("x", x), ("weight", w)], want, dtype, 3)
+    x.grad = w.grad = None
+    want = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dy, x, w, b)
+    check_gradients(nt.layer_norm(x, w, b, EPS), dy, [("x", x), ("weight", w), ("bias", b)],
+                    want, dtype, 3)
 
 
 @pytest.mark.parametrize("dtype, weight_dtype", CASES)
@@ -562,7 +593,9 @@ def test_statistics_are_not_differentiable(generator):
 
 @pytest.mark.parametrize("op", ["rms_norm", "layer_norm", "rms_norm_backward",
                                 "layer_norm_backward", "rms_norm_out", "layer_norm_out",
-                                "fused_add_rms_norm_", "fused_add_layer_norm_"])
+                                "fused_add_rms_norm_", "fused_add_layer_norm_",
+                                "fused_add_rms_norm", "fused_add_layer_norm",
+                                "fused_add_rms_norm_fp32_stream", "fused_add_norm_backward"])
 def test_opcheck(generator, op):
     """torch.library.opcheck: schema (what is mutated), fake implementation against the real
     one, autograd registration, and AOT dispatch with dynamic shapes."""
@@ -578,8 +611,13 @@ def test_opcheck(generator, op):
         "layer_norm_out": (x, w, None, EPS, torch.empty_like(x)),
         "fused_add_rms_norm_": (x.clone(), x.clone(), w, EPS, False),
         "fused_add_layer_norm_": (x.clone(), x.clone(), w, None, EPS),
+        "fused_add_rms_norm": (x, x.clone(), w, EPS, True),
+        "fused_add_layer_norm": (x, x.clone(), w, w, EPS),
+        "fused_add_rms_norm_fp32_stream": (x, x.float(), w, EPS, False),
+        "fused_add_norm_backward": (x, x.clone(), x.clone(), w, w, stat, stat, False),
     }[op]
-    torch.library.opcheck(getattr(torch.ops.normlab, op).default, arguments)
+    name = op.removesuffix("_fp32_stream")
+    torch.library.opcheck(getattr(torch.ops.normlab, name).default, arguments)
 
 
 # ---------------------------------------------------------------- torch.compile

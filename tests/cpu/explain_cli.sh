@@ -43,8 +43,10 @@ explain_is ch10_layernorm "why:     many rows on the 16-byte grid of a MiB or mo
   --op layernorm --rows 128 --cols 1048576 --dtype fp32
 explain_is ch08_layernorm_backward "why:     backward" --op layernorm_backward --rows 9 \
   --cols 8192 --bias --dresidual
-expect "$normlab" 2 "ch08_layernorm_backward: rows wider than 8192" explain \
+explain_is ch10_layernorm_backward "ch10_layernorm_backward is the newest chapter's kernel" \
   --op layernorm_backward --rows 9 --cols 8193
+expect "$normlab" 2 "ch10_layernorm_backward: needs sm_90 or newer, this GPU is sm_80" explain \
+  --op layernorm_backward --rows 9 --cols 8193 --sm 80
 expect "$normlab" 0 "GPU:     sm_80 (given by --sm)" explain "${many[@]}" --cols 64 --sm 80
 expect env 0 "GPU:     sm_90 (assumed: no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= \
   "$normlab" explain "${many[@]}" --cols 64
@@ -89,8 +91,8 @@ explain_is ch08_rmsnorm_backward "call:    rmsnorm_backward bf16 64 x 1000, fp32
 explain_is ch08_layernorm_backward "fp32 8 x 96, bf16 parameters, fp16 dy" \
   --op layernorm_backward --rows 8 --cols 96 --weight-dtype bf16 --dy-dtype fp16 --bias
 
-expect "$normlab" 2 "no kernel takes layernorm_backward" check --op layernorm_backward \
-  --rows 9 --cols 8193
+expect "$normlab" 2 "ch10_layernorm_backward: rows wider than 524288 bytes" check \
+  --op layernorm_backward --rows 9 --cols 262152 --dtype bf16
 
 # Tuned tables: --table FILE, a near grid point's fastest kernel that takes the call (the next
 # when a faster one refuses it), the rules where no point is near; --gpu NAME, a compiled-in

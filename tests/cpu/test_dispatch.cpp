@@ -324,17 +324,32 @@ TEST_CASE("fp32 parameters, in place, Gemma and statistics stay with the rule's 
   CHECK(facts.needs.weight_plus_one);
 }
 
-TEST_CASE("backward goes to chapter 08's deterministic kernel, as wide as it holds", "[dispatch]") {
+TEST_CASE(
+    "backward goes to chapter 08's deterministic kernel as wide as it holds, then to "
+    "chapter 10's cluster",
+    "[dispatch]") {
   NormCall call = full_call(Op::layernorm_backward, 4096, 8192);
   CHECK(kernel_for(call) == "ch08_layernorm_backward");
   CHECK(decided(call).launch == normlab::find_kernel("ch08_layernorm_backward")->summary);
   call.cols = call.x_stride = call.dy_stride = call.dx_stride = call.dresidual_stride = 8193;
-  CHECK_THROWS_WITH(decided(call),
+  CHECK(kernel_for(call) == "ch10_layernorm_backward");
+  CHECK_THAT(decided(call).why, Catch::Contains("ch08_layernorm_backward, which refuses the call: "
+                                                "rows wider than 8192"));
+  // Without clusters (sm_80) nothing takes it, and the refusal says why for each kernel.
+  dispatch::Facts ampere = dispatch::facts_of(call, 80);
+  CHECK_THROWS_WITH(dispatch::decide(ampere, normlab::kernel_registry()),
                     Catch::Contains("ch08_layernorm_backward: rows wider than 8192") &&
-                        Catch::Contains("ch08_layernorm_backward_atomic: rows wider than 8192"));
+                        Catch::Contains("ch08_layernorm_backward_atomic: rows wider than 8192") &&
+                        Catch::Contains("ch10_layernorm_backward: needs sm_90"));
+  // Past what a cluster holds (512 KiB), refused on sm_90 too.
+  call.cols = call.x_stride = call.dy_stride = call.dx_stride = call.dresidual_stride = 262152;
+  CHECK_THROWS_WITH(decided(call),
+                    Catch::Contains("ch10_layernorm_backward: rows wider than 524288 bytes"));
   call = full_call(Op::rmsnorm_backward, 1, 12288);
   CHECK(kernel_for(call) == "ch08_rmsnorm_backward");
   CHECK(dispatch::facts_of(call, kHopper).needs.residual_gradient);
+  call = full_call(Op::rmsnorm_backward, 512, 32768);
+  CHECK(kernel_for(call) == "ch10_rmsnorm_backward");
 }
 
 TEST_CASE("a rule's kernel that refuses the call hands it to the newest kernel that takes it",
@@ -473,7 +488,7 @@ std::vector<std::string> tuned_takers(const NormCall& call) {
   return keys;
 }
 
-TEST_CASE("fp32 x with 16-bit parameters: chapter 07's launcher and chapter 08's backward only",
+TEST_CASE("fp32 x with 16-bit parameters: chapter 07's launcher and the backward kernels only",
           "[dispatch]") {
   using Names = std::vector<std::string>;
   for (DType parameters : {DType::bf16, DType::f16}) {
@@ -498,7 +513,8 @@ TEST_CASE("fp32 x with 16-bit parameters: chapter 07's launcher and chapter 08's
       call.weight_dtype = parameters;
       const std::string backward = std::string("ch08_") + normlab::name_of(op);
       CHECK(kernel_for(call) == backward);
-      CHECK(takers(call) == Names{backward + "_atomic", backward});
+      CHECK(takers(call) ==
+            Names{backward + "_atomic", backward, std::string("ch10_") + normlab::name_of(op)});
     }
   }
   // 16-bit x with the other 16-bit dtype's parameters stays refused, by the argument's name.
@@ -527,7 +543,8 @@ TEST_CASE("RMSNorm with a bias: planned only to the kernels that declare it", "[
   grad.dbias = address(Tensor::dbias);
   CHECK(dispatch::facts_of(grad, kHopper).needs.shape.bias);
   CHECK(kernel_for(grad) == "ch08_rmsnorm_backward");
-  CHECK(takers(grad) == Names{"ch08_rmsnorm_backward_atomic", "ch08_rmsnorm_backward"});
+  CHECK(takers(grad) ==
+        Names{"ch08_rmsnorm_backward_atomic", "ch08_rmsnorm_backward", "ch10_rmsnorm_backward"});
   // A kernel without it refuses by name, and plan() lists the refusal when none takes it.
   std::vector<KernelEntry> without = normlab::kernel_registry();
   for (KernelEntry& kernel : without)

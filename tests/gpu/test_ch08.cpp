@@ -4,9 +4,11 @@
 // of another dtype and RMSNorm's bias too, each giving the fp32 launch's bits); every option
 // (strides, misalignment, in place, (1 + w), no weight, no bias, dresidual, rows = 0); the widths
 // where the kernel changes its vectors per thread; the widest rows refused by name; and the
-// deterministic kernels' gradients bit-identical over 10 runs.
+// deterministic kernels' gradients bit-identical over 10 runs. And chapter 10's cluster backward,
+// which takes the rows chapter 08 refuses, on the same checks.
 #include "normlab_catch.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -143,6 +145,94 @@ TEST_CASE("chapter 08 refuses rows too wide for its registers, by name", "[ch08]
   }
 }
 
+// Rows wider than chapter 08's registers hold go to chapter 10's cluster backward
+// (kernels/cluster_backward.cu; sm_90): the same function, checked the same way, from just past
+// chapter 08's widest rows to the widest a cluster holds, every dtype pairing, and rows off the
+// 16-byte grid (element-by-element edges) up to their own limit.
+const KernelEntry& cluster_kernel(Op op) {
+  return registered((std::string("ch10_") + name_of(op)).c_str());
+}
+
+TEST_CASE("chapter 10's cluster backward passes every dtype pairing on wide rows", "[ch10]") {
+  for (Op op : kOps) {
+    const KernelEntry& kernel = cluster_kernel(op);
+    std::vector<Case> cases;
+    std::uint64_t seed = 500;
+    for (const DTypes& d : kDTypes) {
+      const bool half = d.dtype != DType::f32;
+      // 12296 and 8200 aligned just past chapter 08; 12289 and 8193 off the grid; then the
+      // cluster's shapes: 2 vectors a thread, 4, blocks of 512, 16 blocks (the widest, 512 KiB).
+      std::vector<std::int64_t> widths = op == Op::rmsnorm_backward
+                                             ? std::vector<std::int64_t>{12296, 12289, 32768}
+                                             : std::vector<std::int64_t>{8200, 8193, 32768};
+      for (std::int64_t cols : {65536, 131072})
+        widths.push_back(cols);
+      if (half) widths.push_back(262144);
+      for (std::int64_t cols : widths) {
+        for (std::int64_t rows : {1, 5, 133}) {
+          if (rows == 133 && cols > 32768) continue;  // the float64 reference's time
+          cases.push_back(make_case(op, d, rows, cols, seed++));
+        }
+      }
+      // Off the grid up to its limit (8192 chunks): 16-bit 65529, fp32 32761.
+      cases.push_back(make_case(op, d, 3, half ? 65529 : 32761, seed++));
+    }
+    require_all_pass(kernel, cases);
+  }
+}
+
+TEST_CASE("chapter 10's cluster backward passes every option", "[ch10]") {
+  for (Op op : kOps) {
+    const KernelEntry& kernel = cluster_kernel(op);
+    std::vector<Case> cases;
+    std::uint64_t seed = 700;
+    for (const DTypes& d : {DTypes{DType::bf16, DType::bf16}, DTypes{DType::f32, DType::bf16},
+                            DTypes{DType::f16, DType::f32}}) {
+      for (std::int64_t cols : {20000, 30000}) {  // fp32 30000: 7500 chunks, held off the grid too
+        const Case plain = make_case(op, d, 37, cols, seed++);
+        Case gemma = plain;
+        gemma.weight_plus_one = true;
+        Case no_parameters = plain;
+        no_parameters.shape.weight = false;
+        no_parameters.shape.bias = false;
+        Case fused = plain;
+        fused.residual_gradient = true;
+        Case in_place = plain;
+        in_place.in_place = true;
+        Case strided = plain;
+        strided.pad = 16;
+        Case misaligned = plain;
+        misaligned.pad = 3;
+        misaligned.misalign = 1;
+        misaligned.residual_gradient = true;
+        misaligned.in_place = true;
+        Case biased = plain;
+        biased.shape.bias = true;
+        for (const Case& c :
+             {plain, gemma, no_parameters, fused, in_place, strided, misaligned, biased})
+          cases.push_back(c);
+      }
+      cases.push_back(make_case(op, d, 0, 20000, seed++));  // zero gradients, written
+    }
+    require_all_pass(kernel, cases);
+  }
+}
+
+TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", "[ch10]") {
+  for (Op op : kOps) {
+    const KernelEntry& kernel = cluster_kernel(op);
+    const DTypes bf16{DType::bf16, DType::bf16};
+    CHECK(kernel.supports(make_case(op, bf16, 2, 262144, 1)));
+    CHECK(kernel.refusal(make_case(op, bf16, 2, 262152, 1)) == "rows wider than 524288 bytes");
+    Case other_dy = make_case(op, bf16, 2, 32768, 1);
+    other_dy.shape.dy_dtype = DType::f32;
+    CHECK(kernel.refusal(other_dy) == "no fp32 dy with bf16 x");
+    // Off the 16-byte grid a row holds at most 8192 chunks: the launcher refuses cols by name.
+    Case off_grid = make_case(op, bf16, 2, 65545, 1);
+    CHECK_THROWS_WITH(verify(kernel, off_grid), Catch::Contains("'cols'"));
+  }
+}
+
 namespace {
 
 // The bytes of dx, dweight and dbias after one run of @p kernel on fixed random inputs.
@@ -164,15 +254,21 @@ HostMatrix drawn_as(DType stored, DType drawn, std::int64_t rows, std::int64_t c
 }
 
 // A problem with a bias (dbias asked for, RMSNorm's too), dy stored in @p dy_dtype, and dy and
-// the weight drawn in @p drawn (by default their own dtypes).
+// the weight drawn in @p drawn (by default their own dtypes); with @p dy_in_first_row_only, dy
+// is 0 past the first row (whose values are those a problem of one row draws).
 class Problem {
  public:
   Problem(Op op, DTypes d, std::int64_t rows, std::int64_t cols,
-          std::optional<DType> dy_dtype = std::nullopt, std::optional<DType> drawn = std::nullopt)
+          std::optional<DType> dy_dtype = std::nullopt, std::optional<DType> drawn = std::nullopt,
+          bool dy_in_first_row_only = false)
       : op_(op), d_(d), dy_dtype_(dy_dtype.value_or(d.dtype)), rows_(rows), cols_(cols) {
     HostMatrix x(d.dtype, rows, cols);
     fill_random(x, {.seed = 7});
-    const HostMatrix dy = drawn_as(dy_dtype_, drawn.value_or(dy_dtype_), rows, cols, {.seed = 8});
+    HostMatrix dy = drawn_as(dy_dtype_, drawn.value_or(dy_dtype_), rows, cols, {.seed = 8});
+    for (std::int64_t r = 1; dy_in_first_row_only && r < rows; ++r) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        dy.set(r, c, 0.0);
+    }
     const HostMatrix w =
         drawn_as(d.weight_dtype, drawn.value_or(d.weight_dtype), 1, cols,
                  {.distribution = Distribution::uniform, .mean = 1.0, .scale = 0.3, .seed = 9});
@@ -292,6 +388,30 @@ TEST_CASE("16-bit parameters and a dy of another dtype give the fp32 launch's bi
   }
 }
 
+// A call of one row is one launch: its block writes the gradients, with no partial row and no
+// column sums. They must be what the two launches give where there are partial rows: the same
+// row followed by one whose dy is 0 (its partial row adds nothing) gives the same dx bits and
+// the same parameter gradients (equal values: a sum may turn -0 into +0).
+TEST_CASE("one row's gradients are those of summed partial rows", "[ch08]") {
+  for (Op op : kOps) {
+    for (const KernelEntry* kernel : kernels_for(op)) {
+      for (DTypes d : {DTypes{DType::bf16, DType::bf16}, DTypes{DType::bf16, DType::f32},
+                       DTypes{DType::f16, DType::f16}, DTypes{DType::f32, DType::f32}}) {
+        for (std::int64_t cols : {33, 576, 1025, 4096, 8192}) {
+          INFO(kernel->name << " " << name_of(d.dtype) << " " << name_of(d.weight_dtype) << " "
+                            << cols);
+          const Bytes one = Problem(op, d, 1, cols).run(*kernel);
+          const Bytes two = Problem(op, d, 2, cols, std::nullopt, std::nullopt, true).run(*kernel);
+          REQUIRE(two.dx.size() == 2 * one.dx.size());
+          CHECK(std::equal(one.dx.begin(), one.dx.end(), two.dx.begin()));
+          CHECK(values_of(d.weight_dtype, one.dweight) == values_of(d.weight_dtype, two.dweight));
+          CHECK(values_of(d.weight_dtype, one.dbias) == values_of(d.weight_dtype, two.dbias));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("chapter 08's default kernels give the same bits on every run", "[ch08][determinism]") {
   // Many rows per block, so the persistent grid's partial rows really are sums of many rows.
   // The same problems through the atomic kernels show that the comparison can fail: on
@@ -324,5 +444,26 @@ TEST_CASE("chapter 08's default kernels give the same bits on every run", "[ch08
                 << ": " << atomic_same << " of 9 reruns bit-identical to the first\n";
       if (s.rows == 16384) CHECK(atomic_same < 9);
     }
+  }
+}
+
+TEST_CASE("chapter 10's cluster backward gives the same bits on every run", "[ch10][determinism]") {
+  struct Shape2 {
+    Op op;
+    DTypes d;
+    std::int64_t rows, cols;
+  };
+  for (const Shape2& s : {Shape2{Op::layernorm_backward, {DType::bf16, DType::bf16}, 1024, 16384},
+                          Shape2{Op::rmsnorm_backward, {DType::bf16, DType::bf16}, 512, 32768},
+                          Shape2{Op::layernorm_backward, {DType::bf16, DType::f32}, 256, 65536},
+                          Shape2{Op::rmsnorm_backward, {DType::f32, DType::f32}, 64, 131072}}) {
+    const KernelEntry& kernel = cluster_kernel(s.op);
+    Problem problem(s.op, s.d, s.rows, s.cols);
+    const Bytes first = problem.run(kernel);
+    int same = 0;
+    for (int run = 1; run < 10; ++run)
+      same += problem.run(kernel) == first ? 1 : 0;
+    INFO(kernel.name << " " << name_of(s.d.dtype) << " " << s.rows << "x" << s.cols);
+    CHECK(same == 9);
   }
 }

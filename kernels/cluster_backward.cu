@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+// The backward family's widest rows (taught in chapter 10): a row over a thread-block cluster.
+//
+// Chapter 08's kernels keep a row of x and of dy, and each thread's column sums, in one block's
+// registers: 12288 columns for RMSNorm, 8192 for LayerNorm. A wider row is spread over the N
+// blocks of a cluster as chapter 10's forward spreads it: thread t of block k keeps chunks
+// v * N * blockDim.x + k * blockDim.x + t of x and dy in registers, and the row's two sums
+// (sum(g) and sum(g * x_hat)) are the cluster's, through ClusterSum's pushed exchange
+// (cluster_sum.cuh). x and dy are read from DRAM once and dx written once, as in chapter 08.
+// The column sums stay deterministic: a thread owns the same columns in every row its cluster
+// walks and keeps their sums in fp32 registers; each cluster stores one partial row, and
+// chapter 08's sum_partials adds the partial rows in a fixed order. The grid is as many clusters
+// as fit the GPU at once (at most a bound the scratch is sized for), each walking every
+// clusters-th row, so the bits depend on the shape and the GPU, never on timing.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "backward_launch.cuh"
+#include "cluster_sum.cuh"
+#include "normlab/arguments.hpp"
+#include "normlab/check.hpp"
+#include "normlab/device.hpp"
+
+namespace normlab::kernels::backward {
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+// The cluster's shape for a row: chunks a thread keeps of x and of dy, threads a block, blocks
+// a cluster (0: the row is too wide).
+struct ClusterRows {
+  int vectors = 0;
+  int threads = 0;
+  int blocks = 0;
+};
+
+// Blocks of @p threads an SM holds: 256-thread blocks are built for two an SM (128 registers a
+// thread), 512-thread blocks for one (rows on the 16-byte grid only: the element-by-element
+// edges of other rows need more registers than 128).
+constexpr int blocks_per_sm(int threads) {
+  return threads == 256 ? 2 : 1;
+}
+
+// The smallest cluster that holds a row of @p chunks: 2 vectors a thread in blocks of 256, then
+// (rows on the 16-byte grid) 4, then 4 in blocks of 512, each with the fewest blocks (a power of
+// two from 2) up to the portable 8; past that 16 blocks of the widest shape. Fewer, smaller
+// blocks a row leave more clusters, so more rows in flight. Rows off the grid keep 2 vectors a
+// thread: their element-by-element edges spilled with 4.
+ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
+  const ClusterRows on_grid[] = {{2, 256, 8}, {4, 256, 8}, {4, 512, 8}, {4, 512, 16}};
+  const ClusterRows off_grid[] = {{2, 256, 8}, {2, 256, 16}};
+  for (const ClusterRows& shape :
+       aligned ? std::span<const ClusterRows>(on_grid) : std::span<const ClusterRows>(off_grid)) {
+    const std::int64_t per_block = std::int64_t{shape.vectors} * shape.threads;
+    int blocks = shape.blocks == 16 ? 16 : 2;
+    while (blocks < shape.blocks && blocks * per_block < chunks)
+      blocks *= 2;
+    if (blocks * per_block >= chunks) return {shape.vectors, shape.threads, blocks};
+  }
+  return {};
+}
+
+// The most partial rows a call stores: one a cluster, at most as many clusters as the SMs hold.
+std::int64_t most_clusters(std::int64_t rows, const ClusterRows& shape) {
+  const std::int64_t fit = std::max<std::int64_t>(
+      1, std::int64_t{sm_count()} * blocks_per_sm(shape.threads) / shape.blocks);
+  return std::min(rows, fit);
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+using spread::ClusterSum;
+#endif
+
+// Whether a kernel keeps its column sums in shared memory (ColumnSums), and how many bytes.
+template <typename T, int kVectors>
+inline constexpr bool kSharedSums = sizeof(T) == 2 && kVectors == 4;
+
+template <typename T, int kVectors, bool kCentre, int kThreads>
+constexpr std::size_t shared_sums_bytes() {
+  if constexpr (!kSharedSums<T, kVectors>) return 0;
+  return std::size_t{kCentre ? 2u : 1u} * kVectors * Vector<T>::kWidth * kThreads * sizeof(float);
+}
+
+// Whether a kernel loads the next row ahead (backward_cluster): where the registers hold it, all
+// but 16-bit LayerNorm off the 16-byte grid (its element-by-element edges spilled with it).
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned>
+inline constexpr bool kLoadsAhead = kAligned || !kCentre || sizeof(T) == 4;
+
+// A thread's column sums of dy * x_hat (and of dy, LayerNorm: kSums 2) over the rows its cluster
+// walks, for each of its kVectors chunks: in registers, or (kShared) in the thread's own slots of
+// shared memory, slot (s, v, j) at ((s * kVectors + v) * kWidth + j) * kThreads + threadIdx.x
+// so that a warp's accesses fall in 32 banks. kShared for the 16-bit kernels of 4 vectors a
+// thread, which spilled with 64 (LayerNorm) or 32 sums in registers beside the row.
+template <int kVectors, int kWidth, int kSums, bool kShared, int kThreads>
+struct ColumnSums {
+  float held[kShared ? 1 : kSums][kShared ? 1 : kVectors][kWidth] = {};
+  float* slots;  // this thread's first slot
+
+  __device__ float& at(int s, int v, int j) {
+    if constexpr (kShared) {
+      return slots[((s * kVectors + v) * kWidth + j) * kThreads];
+    } else {
+      return held[s][v][j];
+    }
+  }
+};
+
+// [cluster_backward]
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
+          bool kAhead = kLoadsAhead<T, P, kVectors, kCentre, kAligned>>
+__global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
+    backward_cluster(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  constexpr int kWidth = Vector<T>::kWidth;
+  __shared__ ClusterSum::Inboxes inboxes;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const auto blocks = static_cast<int>(cluster.num_blocks());
+  // Columns fit an int: a cluster holds at most cluster_backward_chunks() chunks.
+  const int spread = blocks * kThreads;  // threads a row is spread over
+  const int slot =
+      static_cast<int>(cluster.block_rank()) * kThreads + static_cast<int>(threadIdx.x);
+  auto first_of = [&](int v) { return (v * spread + slot) * kWidth; };
+  const bool weight_aligned = kAligned || chunks_aligned(g.weight, 0);
+  const float inverse_cols = 1.0f / static_cast<float>(g.cols);
+  constexpr int kSums = kCentre ? 2 : 1;
+  extern __shared__ float shared_sums[];  // shared_sums_bytes(): kShared's slots
+  ColumnSums<kVectors, kWidth, kSums, kSharedSums<T, kVectors>, kThreads> sums_of{
+      .slots = shared_sums + threadIdx.x};
+  if constexpr (kSharedSums<T, kVectors>) {
+    for (int s = 0; s < kSums; ++s) {
+      for (int v = 0; v < kVectors; ++v) {
+        for (int j = 0; j < kWidth; ++j)
+          sums_of.at(s, v, j) = 0.0f;
+      }
+    }
+  }
+  ClusterSum sum(cluster, inboxes);
+  const std::int64_t clusters = gridDim.x / blocks;
+  const std::int64_t cluster_index = blockIdx.x / blocks;
+  // Row r's chunks of x and dy and its statistics, into @p in.
+  auto load_row = [&](std::int64_t r, RowInput<T, kVectors>& in) {
+    const T* x = g.x + r * g.x_stride;
+    const T* dy = g.dy + r * g.dy_stride;
+    const bool x_aligned = kAligned || chunks_aligned(x, 0);
+    const bool dy_aligned = kAligned || chunks_aligned(dy, 0);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      in.x[v] = load_chunk<kAligned>(x, first_of(v), g.cols, x_aligned);
+      in.dy[v] = load_chunk<kAligned>(dy, first_of(v), g.cols, dy_aligned);
+    }
+    in.mean = kCentre ? g.saved_mean[r] : 0.0f;
+    in.rstd = g.saved_rstd[r];
+  };
+  // The next row is requested before this row's exchange (kAhead), so that its loads are on
+  // their way while the cluster adds this row's sums and the block writes its dx; without it
+  // nothing else of the SM's rows is in flight then.
+  RowInput<T, kVectors> in;
+  if (kAhead && cluster_index < g.rows) load_row(cluster_index, in);
+  for (std::int64_t r = cluster_index; r < g.rows; r += clusters) {
+    if constexpr (!kAhead) load_row(r, in);
+    const Vector<T>(&xs)[kVectors] = in.x;
+    const Vector<T>(&dys)[kVectors] = in.dy;
+    const float mean = in.mean, rstd = in.rstd;
+    RowSums partial{0.0f, 0.0f};
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      float scale[kWidth], xf[kWidth], dyf[kWidth];
+      load_scale<kAligned, false>(g.weight, g.weight_plus_one, first_of(v), g.cols, weight_aligned,
+                                  scale);
+      to_floats(xs[v], xf);
+      to_floats(dys[v], dyf);
+      float dy_xhat[kWidth], dy_sum[kWidth];
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        dy_xhat[j] = sums_of.at(0, v, j);
+        dy_sum[j] = kCentre ? sums_of.at(kSums - 1, v, j) : 0.0f;
+      }
+      add_chunk<kCentre>(xf, dyf, scale, mean, rstd, partial, dy_xhat, dy_sum);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        sums_of.at(0, v, j) = dy_xhat[j];
+        if constexpr (kCentre) sums_of.at(1, v, j) = dy_sum[j];
+      }
+    }
+    RowInput<T, kVectors> next;
+    if (kAhead && r + clusters < g.rows) load_row(r + clusters, next);
+    // The row's sums over the cluster: both exchanges started before either is awaited.
+    float total_g = 0.0f, total_g_xhat;
+    if constexpr (kCentre) {
+      const ClusterSum::Ticket g_ticket = sum.start(partial.g);
+      const ClusterSum::Ticket g_xhat_ticket = sum.start(partial.g_xhat);
+      total_g = sum.finish(g_ticket);
+      total_g_xhat = sum.finish(g_xhat_ticket);
+    } else {
+      total_g_xhat = sum(partial.g_xhat);
+    }
+    const float mean_g = total_g * inverse_cols;  // 0 for RMSNorm, which does not centre
+    const float mean_g_xhat = total_g_xhat * inverse_cols;
+    const auto [dx, dresidual, dx_aligned, dresidual_aligned] = output_row<kAligned>(g, r);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      Vector<T> more{};
+      if (dresidual) more = load_chunk<kAligned>(dresidual, first_of(v), g.cols, dresidual_aligned);
+      float scale[kWidth], xf[kWidth], dyf[kWidth], out[kWidth];
+      load_scale<kAligned, false>(g.weight, g.weight_plus_one, first_of(v), g.cols, weight_aligned,
+                                  scale);
+      to_floats(xs[v], xf);
+      to_floats(dys[v], dyf);
+      to_floats(more, out);
+      dx_of_chunk(xf, dyf, scale, mean, rstd, mean_g, mean_g_xhat, dresidual != nullptr, out);
+      store_chunk<kAligned>(dx, first_of(v), g.cols, dx_aligned, from_floats<T>(out));
+    }
+    if constexpr (kAhead) in = next;
+  }
+  cudaTriggerProgrammaticLaunchCompletion();
+  // The cluster's partial row: each thread its own columns, as chapter 08's blocks store theirs.
+  float* dweight_row = sums + cluster_index * g.cols;
+  float* dbias_row = sums + (sums_rows + cluster_index) * g.cols;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const int c = first_of(v) + j;
+      if (c >= g.cols) continue;
+      dweight_row[c] = sums_of.at(0, v, j);
+      if constexpr (kCentre) dbias_row[c] = sums_of.at(1, v, j);
+    }
+  }
+#else
+  __trap();  // the launcher refuses GPUs without clusters
+#endif
+}
+// [cluster_backward]
+
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads>
+void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
+  spread::ClusterGrid grid(backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads>,
+                           shape.blocks, kThreads,
+                           shared_sums_bytes<T, kVectors, kCentre, kThreads>(), stream);
+  const std::int64_t clusters = std::min(most_clusters(g.rows, shape), grid.resident());
+  grid.launch(clusters, g, g.scratch, clusters);
+  sum_columns(g, g.scratch, clusters, kCentre, stream);
+}
+
+template <typename T, typename P, bool kCentre, bool kAligned>
+void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
+  if constexpr (kAligned) {
+    if (shape.vectors == 2) return launch_shape<T, P, 2, kCentre, true, 256>(g, shape, stream);
+    if (shape.threads == 256) return launch_shape<T, P, 4, kCentre, true, 256>(g, shape, stream);
+    launch_shape<T, P, 4, kCentre, true, 512>(g, shape, stream);
+  } else {
+    launch_shape<T, P, 2, kCentre, false, 256>(g, shape, stream);
+  }
+}
+
+template <typename T, typename P, bool kCentre>
+void run(const char* fn, const Gradients<T, P>& g, cudaStream_t stream) {
+  const int gpu = compute_capability();
+  check_argument(gpu >= 90, fn, "device", [&] {
+    return "has compute capability " + std::to_string(gpu / 10) + "." + std::to_string(gpu % 10) +
+           ": a row over a thread-block cluster needs 9.0 or newer";
+  });
+  const bool aligned = on_the_grid(g);
+  const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
+  const ClusterRows shape = cluster_rows_for(chunks, aligned);
+  check_argument(shape.blocks != 0, fn, "cols", [&] {
+    return "must be at most " +
+           std::to_string(cluster_backward_chunks(aligned) * Vector<T>::kWidth) +
+           (aligned ? "" : " for rows off the 16-byte grid") + " (got " + std::to_string(g.cols) +
+           "): a cluster's registers hold the row";
+  });
+  validate_gradients(fn, g, kCentre, cluster_scratch_bytes(kCentre, g.rows, g.cols, sizeof(T)));
+  if (!kCentre && g.dbias != nullptr) sum_dy_columns(g, stream);
+  if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
+  if (aligned) return launch_cluster<T, P, kCentre, true>(g, shape, stream);
+  launch_cluster<T, P, kCentre, false>(g, shape, stream);
+}
+
+}  // namespace
+
+std::int64_t cluster_backward_chunks(bool aligned) {
+  return std::int64_t{16} * (aligned ? 512 * 4 : 256 * 2);
+}
+
+std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,
+                                  int element_bytes) {
+  if (rows == 0) return 0;
+  const std::int64_t chunks =
+      (cols * element_bytes + device::kVectorBytes - 1) / device::kVectorBytes;
+  std::int64_t partial_rows = 0;  // the larger of the two shapes the call's alignment may take
+  for (bool aligned : {true, false}) {
+    const ClusterRows shape = cluster_rows_for(chunks, aligned);
+    if (shape.blocks != 0) partial_rows = std::max(partial_rows, most_clusters(rows, shape));
+  }
+  return static_cast<std::size_t>(partial_rows * cols) * sizeof(float) * (centre ? 2 : 1);
+}
+
+template <typename T, typename P>
+void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream) {
+  run<T, P, false>("kernels::backward::rmsnorm_backward_cluster", g, stream);
+}
+
+template <typename T, typename P>
+void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream) {
+  run<T, P, true>("kernels::backward::layernorm_backward_cluster", g, stream);
+}
+
+#define NORMLAB_BACKWARD_CLUSTER(T, P)                                          \
+  template void rmsnorm_backward_cluster(const Gradients<T, P>&, cudaStream_t); \
+  template void layernorm_backward_cluster(const Gradients<T, P>&, cudaStream_t);
+NORMLAB_BACKWARD_CLUSTER(float, float)
+NORMLAB_BACKWARD_CLUSTER(__half, __half)
+NORMLAB_BACKWARD_CLUSTER(__half, float)
+NORMLAB_BACKWARD_CLUSTER(__nv_bfloat16, __nv_bfloat16)
+NORMLAB_BACKWARD_CLUSTER(__nv_bfloat16, float)
+NORMLAB_BACKWARD_CLUSTER(float, __half)
+NORMLAB_BACKWARD_CLUSTER(float, __nv_bfloat16)
+
+}  // namespace normlab::kernels::backward

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file cluster_sum.cuh
+/// @brief The cluster family's exchange (taught in chapter 10): the total of one float a thread
+/// over every thread of a thread-block cluster, pushed between blocks with st.async, no cluster
+/// barrier a row. The forward kernel (cluster.cu) and the backward one (cluster_backward.cu)
+/// take their rows' sums through it.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cuda/ptx>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "choose_path.hpp"
+#include "normlab/check.hpp"
+#include "normlab/device/reduce.cuh"
+
+namespace normlab::kernels::spread {
+
+namespace cg = cooperative_groups;
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// [cluster_exchange]
+// The total of one float a thread over every thread of the cluster, with no cluster barrier.
+// start(): the block adds its threads' values (block_sum), and its first threads push the
+// block's total into this block's slot of every block's inbox with st.async, a store into
+// another block's shared memory that also counts its bytes on that block's mbarrier.
+// finish(): a block waits on its own mbarrier until every block's 4 bytes have landed; lane k
+// of each warp reads slot k and the warp adds them. Every thread of every block adds the same
+// values in the same butterfly, so each gets the same bits, and every block normalises with
+// the same statistics. operator() does both at once.
+// What it replaces (ex10's exchange): each block writes its total into its own slot,
+// cluster.sync(), then reads every block's slot through DSMEM. Traced (chapter 10's page has
+// the trace), that barrier and the reads after it took more than half of a row's time. The
+// pushed bytes take as long to land under that load, but nothing else waits for them: no reads
+// after, no barrier at the end, and the kernel finishes a row's last sum a row after starting
+// it.
+// Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
+// exchange e + 4 only after finishing an exchange that every block starts only after it has
+// finished e (RMSNorm: e + 2; LayerNorm: a later row's mean, e + 2 after a mean and e + 3
+// after a row's squares, which are finished after the next row's mean), and a block pushes
+// only after block_sum's barriers, which follow all its threads' reads of the exchanges it
+// finished before. So no slot is overwritten unread, and no phase of an mbarrier gets the
+// bytes of its inbox's next use.
+class ClusterSum {
+ public:
+  static constexpr int kInboxes = 4;
+  struct Inboxes {
+    float total[kInboxes][kMostClusterBlocks];
+    std::uint64_t landed[kInboxes];  // mbarriers: every block's total has landed
+  };
+  // An exchange started and not yet finished: its inbox, and the phase (mod 2) to wait for.
+  struct Ticket {
+    int inbox;
+    std::uint32_t parity;
+  };
+
+  // Sets up the mbarriers; a cluster barrier then keeps every block from pushing into a
+  // neighbour's inbox before it is set up.
+  __device__ ClusterSum(const cg::cluster_group& cluster, Inboxes& in)
+      : cluster_(cluster), in_(in) {
+    if (threadIdx.x == 0) {
+      for (std::uint64_t& landed : in_.landed)
+        cuda::ptx::mbarrier_init(&landed, 1);
+      cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    cluster_.sync();
+  }
+
+  __device__ Ticket start(float value) {
+    const Ticket ticket{static_cast<int>(round_ % kInboxes), round_ / kInboxes % 2};
+    ++round_;
+    const float block_total = device::block_sum(value);
+    const unsigned int blocks = cluster_.num_blocks();
+    if (threadIdx.x == 0) {
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
+                                           cuda::ptx::space_shared, &in_.landed[ticket.inbox],
+                                           blocks * static_cast<unsigned int>(sizeof(float)));
+    }
+    if (threadIdx.x < blocks) {
+      float* slot = &in_.total[ticket.inbox][cluster_.block_rank()];
+      cuda::ptx::st_async(cluster_.map_shared_rank(slot, threadIdx.x), block_total,
+                          cluster_.map_shared_rank(&in_.landed[ticket.inbox], threadIdx.x));
+    }
+    return ticket;
+  }
+
+  __device__ float finish(Ticket ticket) const {
+    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
+                                                &in_.landed[ticket.inbox], ticket.parity)) {
+    }
+    const unsigned int lane = threadIdx.x % device::kWarpSize;
+    return device::warp_sum(lane < cluster_.num_blocks() ? in_.total[ticket.inbox][lane] : 0.0f);
+  }
+
+  __device__ float operator()(float value) { return finish(start(value)); }
+
+ private:
+  cg::cluster_group cluster_;
+  Inboxes& in_;
+  unsigned int round_ = 0;
+};
+// [cluster_exchange]
+#endif
+
+// [cluster_grid]
+// A grid of thread-block clusters for @p kernel: clusters of @p blocks blocks of @p threads
+// threads and @p shared_bytes of dynamic shared memory each. resident() is how many such
+// clusters the GPU holds at once (a cluster that does not fit is a runtime_error); launch()
+// starts that many or fewer, each looping over rows, so that no cluster waits to be launched.
+template <typename Kernel>
+class ClusterGrid {
+ public:
+  ClusterGrid(Kernel kernel, int blocks, int threads, std::size_t shared_bytes, cudaStream_t stream)
+      : kernel_(kernel), blocks_(blocks) {
+    if (blocks > 8) {  // beyond the portable cluster size
+      NORMLAB_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    }
+    if (shared_bytes > 0) {
+      NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)));
+    }
+    size_.id = cudaLaunchAttributeClusterDimension;
+    size_.val.clusterDim.x = static_cast<unsigned int>(blocks);
+    size_.val.clusterDim.y = 1;
+    size_.val.clusterDim.z = 1;
+    config_.gridDim = dim3(static_cast<unsigned int>(blocks));
+    config_.blockDim = dim3(static_cast<unsigned int>(threads));
+    config_.dynamicSmemBytes = shared_bytes;
+    config_.stream = stream;
+    config_.attrs = &size_;
+    config_.numAttrs = 1;
+    NORMLAB_CHECK(cudaOccupancyMaxActiveClusters(&resident_, kernel, &config_));
+    if (resident_ < 1) {
+      throw std::runtime_error("ch10 cluster: a cluster of " + std::to_string(blocks) +
+                               " blocks does not fit this GPU");
+    }
+  }
+  ClusterGrid(const ClusterGrid&) = delete;  // config_ points at size_
+  ClusterGrid& operator=(const ClusterGrid&) = delete;
+
+  std::int64_t resident() const { return resident_; }
+
+  template <typename... Args>
+  void launch(std::int64_t clusters, const Args&... args) {
+    config_.gridDim = dim3(static_cast<unsigned int>(clusters * blocks_));
+    NORMLAB_CHECK(cudaLaunchKernelEx(&config_, kernel_, args...));
+  }
+
+ private:
+  Kernel kernel_;
+  int blocks_;
+  int resident_ = 0;
+  cudaLaunchAttribute size_{};
+  cudaLaunchConfig_t config_{};
+};
+// [cluster_grid]
+
+}  // namespace normlab::kernels::spread
