@@ -193,7 +193,8 @@ void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) 
   if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
   const auto element = static_cast<std::int64_t>(sizeof(T));
   const bool aligned =
-      g.cols % Vector<T>::kWidth == 0 && rows_aligned(g.x, g.x_stride, element) &&
+      g.cols % Vector<T>::kWidth == 0 &&
+      rows_aligned(g.x, g.x_stride, g.x_group_rows, g.x_group_stride, element) &&
       rows_aligned(g.dy, g.dy_stride, element) && rows_aligned(g.dx, g.dx_stride, element) &&
       rows_aligned(g.dresidual, g.dresidual_stride, element) && rows_aligned(g.weight, 0, element);
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;

@@ -24,15 +24,17 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 
 std::vector<KernelEntry> entries() {
   // Chapter 07's capabilities (its tensor I/O and arithmetic are reused): every dtype pairing,
-  // optional parameters, (1 + w), any stride and element alignment, statistics. In place: every
-  // path loads a chunk before the statistics' exchange and stores the same chunk, from the same
-  // thread, after it (the split path reads x again in its second kernel, the same thread
-  // reading chunk c before writing it). The cluster entries need sm_90, rows on the 16-byte
-  // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
-  // block), and hold at most 32768 chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the
-  // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
-  // their launcher refuses them again, by name, if called directly.
-  const Capabilities every_tensor = kernels::every_tensor();
+  // optional parameters, (1 + w), any stride and element alignment, statistics; not x's rows
+  // in two levels, which every path reads one stride a row. In place: every path loads a chunk
+  // before the statistics' exchange and stores the same chunk, from the same thread, after it
+  // (the split path reads x again in its second kernel, the same thread reading chunk c before
+  // writing it). The cluster entries need sm_90, rows on the 16-byte grid (the chapter's choice
+  // also sends rows off it to a cluster, of at most 256 threads a block), and hold at most 32768
+  // chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the whole-GPU entries refuse rows
+  // wider than this GPU's SMs hold at once (gpu_refusal), and their launcher refuses them again,
+  // by name, if called directly.
+  Capabilities every_tensor = kernels::every_tensor();
+  every_tensor.two_level_rows = false;
   const struct {
     const char* suffix;
     const char* summary;
