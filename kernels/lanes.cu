@@ -112,16 +112,17 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       // 4 vectors a lane: there is no barrier to save, only a second chain of shuffles, and with
       // 8 (narrow32x8) that no longer pays, so those keep chapter 07's two (chapter 09's worklog).
       auto launch = [&]<bool kTwoLevel>() {
-        if constexpr (kCentre && c.aligned && c.vectors <= 4) {
-          if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
-            norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                        kAdd && c.residual_first, true, c.held, kTwoLevel>
+        constexpr Config config = kConfigs[kConfig];  // a constant here too
+        if constexpr (kCentre && config.aligned && config.vectors <= 4) {
+          if (fills_exactly<T>(t.cols, config.lanes, config.vectors)) {
+            norm_narrow<T, P, config.lanes, config.vectors, config.min_blocks, kCentre, kAdd,
+                        config.aligned, kAdd && config.residual_first, true, config.held, kTwoLevel>
                 <<<choice.blocks, choice.threads, 0, stream>>>(t);
             return;
           }
         }
-        norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                    kAdd && c.residual_first, false, c.held, kTwoLevel>
+        norm_narrow<T, P, config.lanes, config.vectors, config.min_blocks, kCentre, kAdd,
+                    config.aligned, kAdd && config.residual_first, false, config.held, kTwoLevel>
             <<<choice.blocks, choice.threads, 0, stream>>>(t);
       };
       // x's rows in groups (a head view; never with add + norm): the kTwoLevel instances.
