@@ -121,7 +121,7 @@ TEST_CASE("chapter 07 refuses two-level rows it cannot take, by name", "[ch07][h
       require_refused(call, "x_group_rows");  // add + norm reads x one stride a row
       continue;
     }
-    call.y = call.x;  // y cannot lie over rows in groups
+    call.y = const_cast<void*>(call.x);  // y cannot lie over rows in groups
     require_refused(call, "y");
     call = valid_call(op);
     call.x_group_rows = 2;
