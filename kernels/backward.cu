@@ -66,13 +66,15 @@ void run(const char* fn, const Gradients<T, P>& g, Reduction reduction, cudaStre
 
 // One thread an element: rows x cols elements, rows stride apart on one side and contiguous on
 // the other. The conversions are to_float (exact) and from_float (rounded to nearest even).
+// The rows of @p from may have two levels (x of a head view: row_offset).
 template <typename S>
-__global__ void widen_rows(const S* from, std::int64_t stride, float* to, std::int64_t rows,
+__global__ void widen_rows(const S* from, std::int64_t stride, std::int64_t group_rows,
+                           std::int64_t group_stride, float* to, std::int64_t rows,
                            std::int64_t cols) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < rows * cols; i += step)
-    to[i] = to_float(from[i / cols * stride + i % cols]);
+    to[i] = to_float(from[row_offset(i / cols, stride, group_rows, group_stride) + i % cols]);
 }
 
 template <typename S>
@@ -94,17 +96,18 @@ unsigned int convert_blocks(std::int64_t rows, std::int64_t cols) {
 }  // namespace
 
 void widen(DType dtype, const void* from, std::int64_t stride, float* to, std::int64_t rows,
-           std::int64_t cols, cudaStream_t stream) {
+           std::int64_t cols, cudaStream_t stream, std::int64_t group_rows,
+           std::int64_t group_stride) {
   if (rows == 0) return;
   const unsigned int blocks = convert_blocks(rows, cols);
   if (dtype == DType::f16) {
-    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(static_cast<const __half*>(from), stride, to,
-                                                       rows, cols);
+    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(static_cast<const __half*>(from), stride,
+                                                       group_rows, group_stride, to, rows, cols);
   } else {
     check_argument(dtype == DType::bf16, "kernels::backward::widen", "dtype",
                    "must be fp16 or bf16");
-    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(from),
-                                                       stride, to, rows, cols);
+    widen_rows<<<blocks, kConvertThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(from), stride, group_rows, group_stride, to, rows, cols);
   }
   NORMLAB_CHECK_LAUNCH();
 }

@@ -24,6 +24,10 @@ template <typename T, typename P>
 struct Gradients {
   const T* x;
   std::int64_t x_stride;
+  /// Two-level rows of x, as the forward's (Tensors::x_group_rows, row_offset in general.cuh);
+  /// 0 or 1 for one level. dy, dresidual and dx have one stride.
+  std::int64_t x_group_rows = 0;
+  std::int64_t x_group_stride = 0;
   const T* dy;
   std::int64_t dy_stride;
   const T* dresidual;  ///< null: none; otherwise added into dx (fused add + norm backward)
@@ -88,10 +92,12 @@ std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t c
                                   int element_bytes);
 
 /// @p to = the rows x cols tensor @p from (fp16 or bf16 when @p dtype says so, rows @p stride
-/// apart) as fp32, exactly, its rows contiguous: how a call whose dy is in another dtype than x
-/// reaches the fp32 launchers (typed_gradients.hpp).
+/// apart, or in groups of @p group_rows rows @p group_stride apart: row_offset in general.cuh) as
+/// fp32, exactly, its rows contiguous: how a call whose dy is in another dtype than x reaches
+/// the fp32 launchers (typed_gradients.hpp).
 void widen(DType dtype, const void* from, std::int64_t stride, float* to, std::int64_t rows,
-           std::int64_t cols, cudaStream_t stream);
+           std::int64_t cols, cudaStream_t stream, std::int64_t group_rows = 0,
+           std::int64_t group_stride = 0);
 /// The reverse: contiguous fp32 rows rounded to @p dtype (nearest even, as the launchers round
 /// dx when they store it) into rows @p stride apart.
 void narrow(DType dtype, const float* from, void* to, std::int64_t stride, std::int64_t rows,

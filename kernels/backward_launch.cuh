@@ -34,6 +34,7 @@ void validate_gradients(const char* fn, const Gradients<T, P>& g, bool centre,
     validate_alignment(fn, name, data, stride, sizeof(T), sizeof(T));
   };
   tensor("x", g.x, g.x_stride);
+  validate_row_groups(fn, "x", g.rows, g.cols, g.x_stride, g.x_group_rows, g.x_group_stride);
   tensor("dy", g.dy, g.dy_stride);
   tensor("dx", g.dx, g.dx_stride);
   if (g.dresidual != nullptr) tensor("dresidual", g.dresidual, g.dresidual_stride);
@@ -55,7 +56,8 @@ void validate_gradients(const char* fn, const Gradients<T, P>& g, bool centre,
 template <typename T, typename P>
 bool on_the_grid(const Gradients<T, P>& g) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
-  return g.cols % Vector<T>::kWidth == 0 && rows_aligned(g.x, g.x_stride, element) &&
+  return g.cols % Vector<T>::kWidth == 0 &&
+         rows_aligned(g.x, g.x_stride, g.x_group_rows, g.x_group_stride, element) &&
          rows_aligned(g.dy, g.dy_stride, element) && rows_aligned(g.dx, g.dx_stride, element) &&
          rows_aligned(g.dresidual, g.dresidual_stride, element) &&
          rows_aligned(g.weight, 0, element);

@@ -72,6 +72,10 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
     if constexpr (kCentre && !c.layernorm) {
       throw std::logic_error(std::string("ch09: ") + c.name + " has no LayerNorm kernel");
     } else {
+      // x's rows in groups (a head view; never with add + norm) run in chapter 07's launcher,
+      // whose kernels have instances that take them: this family's read one stride.
+      if (!kAdd && t.x_group_rows > 1)
+        return kCentre ? kernels::layernorm(t, stream) : kernels::rmsnorm(t, stream);
       if constexpr (kCentre && c.aligned && (kAlways || kForFewRows)) {
         if ((kAlways || t.rows <= kFewRows) &&
             fills_exactly<T>(t.cols, static_cast<int>(choice.threads), c.vectors)) {

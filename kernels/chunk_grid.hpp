@@ -20,12 +20,23 @@ inline bool rows_aligned(const void* data, std::int64_t stride, std::int64_t ele
          stride * element_bytes % kChunkBytes == 0;
 }
 
+// The same for x, whose rows may have two levels (row_offset in general.cuh): groups of
+// group_rows rows, the groups group_stride apart; both strides must keep the alignment.
+inline bool rows_aligned(const void* data, std::int64_t stride, std::int64_t group_rows,
+                         std::int64_t group_stride, std::int64_t element_bytes) {
+  return rows_aligned(data, stride, element_bytes) &&
+         (group_rows <= 1 || group_stride * element_bytes % kChunkBytes == 0);
+}
+
 // The most chunks a row of x spans: one per 16 bytes, plus one when rows do not start on a
-// 16-byte boundary. When the stride keeps every row's alignment, the first row tells.
+// 16-byte boundary. When the strides keep every row's alignment (both, for two-level rows), the
+// first row tells.
 inline std::int64_t most_chunks(const void* x, std::int64_t stride, std::int64_t cols,
-                                std::int64_t element_bytes) {
+                                std::int64_t element_bytes, std::int64_t group_rows = 0,
+                                std::int64_t group_stride = 0) {
   const std::int64_t width = kChunkBytes / element_bytes;
-  const bool rows_share_alignment = stride * element_bytes % kChunkBytes == 0;
+  const bool rows_share_alignment =
+      rows_aligned(nullptr, stride, group_rows, group_stride, element_bytes);
   const std::int64_t lead =
       rows_share_alignment
           ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(x) % kChunkBytes) /

@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
   const std::int64_t cluster_index = blockIdx.x / blocks;
   // Row r's chunks of x and dy and its statistics, into @p in.
   auto load_row = [&](std::int64_t r, RowInput<T, kVectors>& in) {
-    const T* x = g.x + r * g.x_stride;
+    const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
     const T* dy = g.dy + r * g.dy_stride;
     const bool x_aligned = kAligned || chunks_aligned(x, 0);
     const bool dy_aligned = kAligned || chunks_aligned(dy, 0);

@@ -37,7 +37,7 @@ Problem problem_of(const Tensors<T, P>& t, bool add, bool centre) {
           .cols = t.cols,
           .element_bytes = static_cast<int>(element),
           .aligned = vectors_aligned(t),
-          .chunks = most_chunks(t.x, t.x_stride, t.cols, element),
+          .chunks = most_chunks(t.x, t.x_stride, t.cols, element, t.x_group_rows, t.x_group_stride),
           .add = add,
           .centre = centre};
 }

@@ -30,25 +30,56 @@ struct Tensors {
   const P* weight;       ///< null: scale 1
   const P* bias;         ///< null: shift 0 (RMSNorm's only in the general launcher)
   bool weight_plus_one;  ///< scale by (1 + weight)
-  float* mean;           ///< null: not written (LayerNorm only)
-  float* rstd;           ///< null: not written
+  /// Two-level rows of x (a head view, row_offset): groups of x_group_rows rows x_stride apart,
+  /// the groups x_group_stride apart; 0 or 1 for one level. The norms only, not add + norm. In
+  /// 32 bits (validate_row_groups refuses more).
+  std::int32_t x_group_rows = 0;
+  float* mean;  ///< null: not written (LayerNorm only)
+  float* rstd;  ///< null: not written
   std::int64_t rows;
   std::int64_t cols;
   float eps;
+  std::int32_t x_group_stride = 0;  ///< see x_group_rows
 };
+// The groups' two fields sit in padding, so that every kernel's parameter keeps its size: 16
+// more bytes made chapter 09's 16-bit rows of 8 vectors with fp32 parameters, and chapter 10's
+// whole-GPU fp32 LayerNorm, spill under their register caps.
+static_assert(sizeof(Tensors<float, float>) == 128 && sizeof(Tensors<__half, __half>) == 128,
+              "x_group_rows and x_group_stride fill Tensors' padding");
+
+// [row_offset]
+/// Where row @p r of a tensor starts, in elements. One level: r * stride. Two levels (x of a
+/// head view, [tokens, heads, head_dim] sliced from a fused projection, whose token stride is
+/// not heads x head_dim): the rows come in groups of @p group_rows rows @p stride apart, the
+/// groups @p group_stride apart, so row r is row r % group_rows of group r / group_rows.
+/// group_rows 0 or 1 is one level. With two levels r and group_rows must be below 2^32 (the
+/// launchers refuse more rows: validate_row_groups): the quotient is taken in 32 bits, inline,
+/// where a 64-bit one is a call that makes the register-capped kernels spill.
+__host__ __device__ inline std::int64_t row_offset(std::int64_t r, std::int64_t stride,
+                                                   std::int64_t group_rows,
+                                                   std::int64_t group_stride) {
+  if (group_rows <= 1) return r * stride;
+  const std::uint32_t group =
+      static_cast<std::uint32_t>(r) / static_cast<std::uint32_t>(group_rows);
+  const std::uint32_t within =
+      static_cast<std::uint32_t>(r) - group * static_cast<std::uint32_t>(group_rows);
+  return group * group_stride + within * stride;
+}
+// [row_offset]
 
 /// The launchers, for T = P = float, for T = __half or __nv_bfloat16 with P = T or float, and for
 /// T = float with P = __half or __nv_bfloat16 (read exactly as fp32: the fp32 launch's result).
 ///
-/// Each row may have its own stride and any element-aligned base. Statistics are accumulated
-/// in fp32; the result is computed in fp32 and rounded to T once, when it is stored; for
-/// add + norm, h = x + residual is added in fp32, rounded to R when it is stored, and the norm is
-/// taken of that stored h: the value the next layer reads back. With R = T (one dtype) h is
-/// rounded to T before the statistics; with an fp32 stream (R = float, T 16-bit) h is not rounded
-/// at all, and only y is rounded to T. y may be x, and residual_out may be residual (in place).
-/// Throws
-/// std::invalid_argument naming the argument before anything is launched when an argument
-/// cannot work; rows = 0 launches nothing. Fields an op does not use are ignored.
+/// Each tensor may have its own row stride and any element-aligned base; x of rmsnorm and
+/// layernorm may also have two-level rows (Tensors::x_group_rows), which add + norm refuses.
+/// Statistics are accumulated in fp32; the result is computed in fp32 and rounded to T once, when
+/// it is stored; for add + norm, h = x + residual is added in fp32, rounded to R when it is
+/// stored, and the norm is taken of that stored h: the value the next layer reads back. With
+/// R = T (one dtype) h is rounded to T before the statistics; with an fp32 stream (R = float, T
+/// 16-bit) h is not rounded at all, and only y is rounded to T. y may be x (not x in groups), and
+/// residual_out may be residual (in place). Throws std::invalid_argument naming the argument
+/// before anything is launched when an argument cannot work; rows = 0 launches nothing. Fields
+/// an op does not use are ignored.
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (+ bias when given).
 template <typename T, typename P>

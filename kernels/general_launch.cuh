@@ -38,34 +38,45 @@ template <typename T, typename P, typename R>
 bool vectors_aligned(const Tensors<T, P, R>& t) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
   const auto stream_element = static_cast<std::int64_t>(sizeof(R));
-  return t.cols % Vector<T>::kWidth == 0 && rows_aligned(t.x, t.x_stride, element) &&
+  return t.cols % Vector<T>::kWidth == 0 &&
+         rows_aligned(t.x, t.x_stride, t.x_group_rows, t.x_group_stride, element) &&
          rows_aligned(t.y, t.y_stride, element) &&
          rows_aligned(t.residual, t.residual_stride, stream_element) &&
          rows_aligned(t.residual_out, t.residual_out_stride, stream_element) &&
          rows_aligned(t.weight, 0, element) && rows_aligned(t.bias, 0, element);
 }
 
-template <typename T, typename P, bool kCentre, bool kAdd>
-void launch(const Tensors<T, P>& t, cudaStream_t stream) {
+// kTwoLevel: the instances that take x's rows in groups (a head view; launch() below).
+template <typename T, typename P, bool kCentre, bool kAdd, bool kTwoLevel>
+void launch_kernels(const Tensors<T, P>& t, cudaStream_t stream) {
   const auto element = static_cast<std::int64_t>(sizeof(T));
   const bool aligned = vectors_aligned(t);
-  const std::int64_t chunks = most_chunks(t.x, t.x_stride, t.cols, element);
+  const std::int64_t chunks =
+      most_chunks(t.x, t.x_stride, t.cols, element, t.x_group_rows, t.x_group_stride);
   const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows, INT_MAX));
   // Four vectors a thread (64 bytes of a 16-bit row) while a block of at most 512 threads
   // holds the row; eight for wider aligned rows; wider rows still are streamed.
   if (aligned && chunks <= 4 * kMostThreads<4>) {
-    norm_in_registers<T, P, 4, kCentre, kAdd, true>
+    norm_in_registers<T, P, 4, kCentre, kAdd, true, kTwoLevel>
         <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
   } else if (aligned && chunks <= most_register_chunks(true)) {
-    norm_in_registers<T, P, 8, kCentre, kAdd, true>
+    norm_in_registers<T, P, 8, kCentre, kAdd, true, kTwoLevel>
         <<<grid, threads_for_chunks(chunks, 8), 0, stream>>>(t);
   } else if (chunks <= most_register_chunks(false)) {
-    norm_in_registers<T, P, 4, kCentre, kAdd, false>
+    norm_in_registers<T, P, 4, kCentre, kAdd, false, kTwoLevel>
         <<<grid, threads_for_chunks(chunks, 4), 0, stream>>>(t);
   } else {
-    norm_streaming<T, P, kCentre, kAdd><<<grid, kStreamingThreads, 0, stream>>>(t);
+    norm_streaming<T, P, kCentre, kAdd, kTwoLevel><<<grid, kStreamingThreads, 0, stream>>>(t);
   }
   NORMLAB_CHECK_LAUNCH();
+}
+
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch(const Tensors<T, P>& t, cudaStream_t stream) {
+  if constexpr (!kAdd) {  // add + norm's x has one stride (validate refuses groups)
+    if (t.x_group_rows > 1) return launch_kernels<T, P, kCentre, kAdd, true>(t, stream);
+  }
+  launch_kernels<T, P, kCentre, kAdd, false>(t, stream);
 }
 
 // [dispatch]
@@ -77,7 +88,8 @@ requires(!std::is_same_v<T, float>) void launch(const Tensors<T, P, float>& t,
                                                 cudaStream_t stream) {
   static_assert(kAdd, "only add + norm has a residual stream");
   const std::int64_t chunks =
-      most_chunks(t.x, t.x_stride, t.cols, static_cast<std::int64_t>(sizeof(T)));
+      most_chunks(t.x, t.x_stride, t.cols, static_cast<std::int64_t>(sizeof(T)), t.x_group_rows,
+                  t.x_group_stride);
   const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(t.rows, INT_MAX));
   if (vectors_aligned(t) && chunks <= 4 * kMostThreads<4>) {
     fp32_residual_in_registers<T, P, 4, kCentre, true>

@@ -32,8 +32,9 @@ using device::Vector;
 // kBalanced (LayerNorm, every lane holding kVectors whole chunks): the statistics in one group
 // reduction (balanced.cuh) instead of chapter 07's two. kHeld: the parameters loaded with the
 // row and kept in registers (chapter 07's norm_row_in_registers says why).
+// kTwoLevel: x's rows may be in groups (row_of), the instances launch_narrow gives a head view.
 template <typename T, typename P, int kLanes, int kVectors, int kMinBlocks, bool kCentre, bool kAdd,
-          bool kAligned, bool kResidualFirst, bool kBalanced, bool kHeld>
+          bool kAligned, bool kResidualFirst, bool kBalanced, bool kHeld, bool kTwoLevel>
 __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const Tensors<T, P> t) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr int kRowsPerBlock = kNarrowThreads / kLanes;
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kMinBlocks) norm_narrow(const 
        first_row < t.rows; first_row += static_cast<std::int64_t>(gridDim.x) * kRowsPerBlock) {
     const std::int64_t r = first_row + group;
     const bool live = r < t.rows;
-    const auto row = row_of<kAligned>(t, live ? r : first_row);
+    const auto row = row_of<kAligned, kTwoLevel>(t, live ? r : first_row);
     const std::int64_t cols = live ? t.cols : 0;
     // As in chapter 07's row, with kResidualFirst every chunk of x and of the residual is
     // requested before any h is stored.
@@ -110,17 +111,25 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       // The one-reduction statistics (balanced.cuh) on rows that fill the group exactly, up to
       // 4 vectors a lane: there is no barrier to save, only a second chain of shuffles, and with
       // 8 (narrow32x8) that no longer pays, so those keep chapter 07's two (chapter 09's worklog).
-      if constexpr (kCentre && c.aligned && c.vectors <= 4) {
-        if (fills_exactly<T>(t.cols, c.lanes, c.vectors)) {
-          norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                      kAdd && c.residual_first, true, c.held>
-              <<<choice.blocks, choice.threads, 0, stream>>>(t);
-          return;
+      auto launch = [&]<bool kTwoLevel>() {
+        constexpr Config config = kConfigs[kConfig];  // a constant here too
+        if constexpr (kCentre && config.aligned && config.vectors <= 4) {
+          if (fills_exactly<T>(t.cols, config.lanes, config.vectors)) {
+            norm_narrow<T, P, config.lanes, config.vectors, config.min_blocks, kCentre, kAdd,
+                        config.aligned, kAdd && config.residual_first, true, config.held, kTwoLevel>
+                <<<choice.blocks, choice.threads, 0, stream>>>(t);
+            return;
+          }
         }
+        norm_narrow<T, P, config.lanes, config.vectors, config.min_blocks, kCentre, kAdd,
+                    config.aligned, kAdd && config.residual_first, false, config.held, kTwoLevel>
+            <<<choice.blocks, choice.threads, 0, stream>>>(t);
+      };
+      // x's rows in groups (a head view; never with add + norm): the kTwoLevel instances.
+      if constexpr (!kAdd) {
+        if (t.x_group_rows > 1) return launch.template operator()<true>();
       }
-      norm_narrow<T, P, c.lanes, c.vectors, c.min_blocks, kCentre, kAdd, c.aligned,
-                  kAdd && c.residual_first, false, c.held>
-          <<<choice.blocks, choice.threads, 0, stream>>>(t);
+      launch.template operator()<false>();
     }
   });
   NORMLAB_CHECK_LAUNCH();

@@ -203,7 +203,7 @@ template <typename T, typename P, int kVectors, bool kAligned>
 __device__ void load_row_chunk(const Gradients<T, P>& g, std::int64_t r, int v,
                                RowInput<T, kVectors>& in) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const T* x = g.x + r * g.x_stride;
+  const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
   const T* dy = g.dy + r * g.dy_stride;
   const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
   in.x[v] = load_chunk<kAligned>(x, first, g.cols, kAligned || chunks_aligned(x, 0));
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kNarrowWarps;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kNarrowWarps + warp; r < g.rows;
        r += step) {  // the same for every lane of a warp: its shuffles always meet
-    const T* x = g.x + r * g.x_stride;
+    const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
     const T* dy = g.dy + r * g.dy_stride;
     Vector<T> xs[kVectors], dys[kVectors];
 #pragma unroll

@@ -308,13 +308,14 @@ __device__ __forceinline__ void load_row(const Tensors<T, P>& t, const Row<T, P,
 // kHeld: the parameters of every chunk the thread holds are loaded with the row, before the
 // statistics, and kept in registers (chapter 09's held configurations, for few rows, where
 // nothing else hides a load made after the reduction); otherwise each chunk loads its own as
-// it is normalised.
+// it is normalised. kTwoLevel: x's rows may be in groups (row_of).
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          bool kResidualFirst = kAdd, bool kHeld = false, typename RowStatistics>
+          bool kResidualFirst = kAdd, bool kHeld = false, bool kTwoLevel = false,
+          typename RowStatistics>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
                                                       RowStatistics&& statistics) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const auto row = row_of<kAligned>(t, r);
+  const auto row = row_of<kAligned, kTwoLevel>(t, r);
   const Slice slice = block_slice();
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
   load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
@@ -347,20 +348,22 @@ __device__ __forceinline__ Statistics block_row_statistics(const Tensors<T, P>& 
 }
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
-          bool kResidualFirst = kAdd>
+          bool kResidualFirst = kAdd, bool kTwoLevel = false>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r) {
-  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst>(
+  norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kResidualFirst, false, kTwoLevel>(
       t, r, [&](const Vector<T>(&h)[kVectors], const Row<T, P, kAligned>& row) {
         return block_row_statistics<kCentre>(t, row, h);
       });
 }
 
 // [norm_in_registers]
-template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned>
+template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
+          bool kTwoLevel = false>
 __global__ void __launch_bounds__(kMostThreads<kVectors>, (kLeastBlocks<T, kVectors, kAligned>))
     norm_in_registers(const Tensors<T, P> t) {
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x)
-    norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kAdd && kAligned>(t, r);
+    norm_row_in_registers<T, P, kVectors, kCentre, kAdd, kAligned, kAdd && kAligned, kTwoLevel>(t,
+                                                                                                r);
 }
 // [norm_in_registers]
 
@@ -369,12 +372,12 @@ __global__ void __launch_bounds__(kMostThreads<kVectors>, (kLeastBlocks<T, kVect
 // (RMSNorm two passes, LayerNorm three). After the first pass the row is read back from x, or
 // for add + norm from the stored h. Every pass gives a chunk to the same thread, so a chunk is
 // always read before that thread overwrites it, and in place stays safe.
-template <typename T, typename P, bool kCentre, bool kAdd>
+template <typename T, typename P, bool kCentre, bool kAdd, bool kTwoLevel = false>
 __global__ void __launch_bounds__(kStreamingThreads, 1) norm_streaming(const Tensors<T, P> t) {
   constexpr int kWidth = Vector<T>::kWidth;
   constexpr bool kAligned = false;
   for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
-    const auto row = row_of<kAligned>(t, r);
+    const auto row = row_of<kAligned, kTwoLevel>(t, r);
     const T* source = kAdd ? row.residual_out : row.x;
     const bool source_aligned = kAdd ? row.residual_out_aligned : true;
     float sum = 0.0f;  // of h (LayerNorm) or of h^2 (RMSNorm)

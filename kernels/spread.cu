@@ -97,6 +97,9 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
          const Path* path) {
   validate(fn, t, kAdd);
   refuse_rmsnorm_bias(fn, t, kCentre);
+  // Every path reads x one stride a row (their entries declare no two-level rows).
+  check_argument(t.x_group_rows <= 1, fn, "x_group_rows",
+                 "must be 0 or 1: chapter 10's paths read x one stride a row");
   if (t.rows == 0) return;
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;

@@ -4,45 +4,56 @@
 /// shared by every family whose launchers take them; the dtype pairing also by the backward's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "general.cuh"
+#include "normlab/arguments.hpp"
 #include "normlab/check.hpp"
 #include "normlab/kernel.hpp"
 
 namespace normlab::kernels {
 
+/// @p call's tensors; x's groups narrowed to Tensors' 32 bits (with_typed_tensors validates
+/// them first).
 template <typename T, typename P, typename R = T>
 Tensors<T, P, R> tensors_of(const NormCall& call) {
-  return {.x = static_cast<const T*>(call.x),
-          .x_stride = call.x_stride,
-          .residual = static_cast<const R*>(call.residual),
-          .residual_stride = call.residual_stride,
-          .y = static_cast<T*>(call.y),
-          .y_stride = call.y_stride,
-          .residual_out = static_cast<R*>(call.residual_out),
-          .residual_out_stride = call.residual_out_stride,
-          .weight = static_cast<const P*>(call.weight),
-          .bias = static_cast<const P*>(call.bias),
-          .weight_plus_one = call.weight_plus_one,
-          .mean = call.mean,
-          .rstd = call.rstd,
-          .rows = call.rows,
-          .cols = call.cols,
-          .eps = call.eps};
+  return {
+      .x = static_cast<const T*>(call.x),
+      .x_stride = call.x_stride,
+      .residual = static_cast<const R*>(call.residual),
+      .residual_stride = call.residual_stride,
+      .y = static_cast<T*>(call.y),
+      .y_stride = call.y_stride,
+      .residual_out = static_cast<R*>(call.residual_out),
+      .residual_out_stride = call.residual_out_stride,
+      .weight = static_cast<const P*>(call.weight),
+      .bias = static_cast<const P*>(call.bias),
+      .weight_plus_one = call.weight_plus_one,
+      .x_group_rows = static_cast<std::int32_t>(call.x_group_rows > 1 ? call.x_group_rows : 0),
+      .mean = call.mean,
+      .rstd = call.rstd,
+      .rows = call.rows,
+      .cols = call.cols,
+      .eps = call.eps,
+      .x_group_stride = static_cast<std::int32_t>(call.x_group_rows > 1 ? call.x_group_stride : 0)};
 }
 
 /// What chapter 07's launchers take, and so every kernel built on its tensor I/O and arithmetic
 /// (chapters 09 and 10): fp32, fp16 and bf16 tensors with parameters in their dtype or fp32;
-/// weight and bias optional; (1 + w); any stride and element alignment; in place; mean and
-/// rstd written. Any width and any number of rows unless a chapter narrows it.
+/// weight and bias optional; (1 + w); any stride and element alignment; x's rows in two levels
+/// (the general launcher's kernels and chapter 09's groups of lanes have instances that take
+/// them, chapter 09's block kernels hand them to the general launcher); in place; mean and rstd
+/// written. Any
+/// width and any number of rows unless a chapter narrows it.
 inline Capabilities every_tensor() {
   return {.dtypes = {DType::f32, DType::f16, DType::bf16},
           .fp32_parameters = true,
           .optional_parameters = true,
           .weight_plus_one = true,
           .in_place = true,
+          .two_level_rows = true,
           .writes_statistics = true};
 }
 
@@ -117,6 +128,8 @@ void with_typed_tensors(const char* fn, const NormCall& call, Launch&& launch) {
     return std::string("must be the input dtype") + (kFp32 ? ", or fp32 with 16-bit inputs" : "") +
            " (got " + name_of(stream) + " with " + name_of(call.dtype) + " inputs)";
   });
+  validate_row_groups(fn, "x", call.rows, call.cols, call.x_stride, call.x_group_rows,
+                      call.x_group_stride);  // before tensors_of narrows them
   with_dtype_pair<kPairings>(fn, call, [&]<typename T, typename P>() {
     if constexpr (kFp32 && !std::is_same_v<T, float>) {
       if (fp32_stream) return launch(tensors_of<T, P, float>(call));

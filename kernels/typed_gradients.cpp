@@ -53,6 +53,8 @@ void run_widened(const NormCall& call, Reduction reduction, cudaStream_t stream)
   };
   validate_shape(kFunction, call.rows, call.cols);
   tensor("x", call.x, call.x_stride, call.dtype);
+  validate_row_groups(kFunction, "x", call.rows, call.cols, call.x_stride, call.x_group_rows,
+                      call.x_group_stride);
   tensor("dy", call.dy, call.dy_stride, dy_dtype);
   tensor("dx", call.dx, call.dx_stride, call.dtype);
   if (call.dresidual != nullptr)
@@ -85,9 +87,11 @@ void run_widened(const NormCall& call, Reduction reduction, cudaStream_t stream)
   }
   if (narrow_x) {
     auto* x = copy();
-    widen(call.dtype, call.x, call.x_stride, x, call.rows, call.cols, stream);
+    widen(call.dtype, call.x, call.x_stride, x, call.rows, call.cols, stream, call.x_group_rows,
+          call.x_group_stride);
     wide.x = x;
     wide.x_stride = call.cols;
+    wide.x_group_rows = 0;
     auto* dresidual = copy();
     if (call.dresidual != nullptr) {
       widen(call.dtype, call.dresidual, call.dresidual_stride, dresidual, call.rows, call.cols,

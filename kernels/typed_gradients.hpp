@@ -17,6 +17,8 @@ template <typename T, typename P>
 Gradients<T, P> gradients_of(const NormCall& call) {
   return {.x = static_cast<const T*>(call.x),
           .x_stride = call.x_stride,
+          .x_group_rows = call.x_group_rows > 1 ? call.x_group_rows : 0,
+          .x_group_stride = call.x_group_rows > 1 ? call.x_group_stride : 0,
           .dy = static_cast<const T*>(call.dy),
           .dy_stride = call.dy_stride,
           .dresidual = static_cast<const T*>(call.dresidual),

@@ -13,7 +13,8 @@ namespace normlab::kernels {
 // [validate]
 // The checks of every launcher, before anything is launched: a shape, eps, and each tensor
 // the op reads or writes non-null (when rows > 0), with a stride of at least cols and aligned
-// to its element; the parameters aligned to theirs.
+// to its element (x's rows in groups only for the norms, and then not under y); the parameters
+// aligned to theirs.
 template <typename T, typename P, typename R>
 inline void validate(const char* fn, const Tensors<T, P, R>& t, bool add) {
   validate_shape(fn, t.rows, t.cols);
@@ -23,7 +24,14 @@ inline void validate(const char* fn, const Tensors<T, P, R>& t, bool add) {
     validate_alignment(fn, name, data, stride, element, element);
   };
   tensor("x", t.x, t.x_stride, sizeof(T));
+  validate_row_groups(fn, "x", t.rows, t.cols, t.x_stride, t.x_group_rows, t.x_group_stride);
   tensor("y", t.y, t.y_stride, sizeof(T));
+  if (t.x_group_rows > 1) {
+    check_argument(!add, fn, "x_group_rows",
+                   "must be 0 or 1 for add + norm, which reads x one stride a row (two-level rows "
+                   "are the norms')");
+    check_argument(t.y != t.x, fn, "y", "may not lie over x when x's rows are in groups");
+  }
   if (add) {
     tensor("residual", t.residual, t.residual_stride, sizeof(R));
     tensor("residual_out", t.residual_out, t.residual_out_stride, sizeof(R));

@@ -28,15 +28,17 @@ namespace {
 // of every tensor is a whole number of aligned 16-byte vectors, and how many 16-byte chunks a
 // row of x spans (chapter 07's count, from x's address and stride).
 configured::Problem problem_of(const Shape& s, Op op, bool rows_aligned, const void* x,
-                               std::int64_t x_stride) {
+                               std::int64_t x_stride, std::int64_t x_group_rows,
+                               std::int64_t x_group_stride) {
   const auto element = static_cast<std::int64_t>(size_of(s.dtype));
-  return {.rows = s.rows,
-          .cols = s.cols,
-          .element_bytes = static_cast<int>(element),
-          .aligned = rows_aligned && s.cols % (kernels::kChunkBytes / element) == 0,
-          .chunks = kernels::most_chunks(x, x_stride, s.cols, element),
-          .add = is_add(op),
-          .centre = is_layernorm(op)};
+  return {
+      .rows = s.rows,
+      .cols = s.cols,
+      .element_bytes = static_cast<int>(element),
+      .aligned = rows_aligned && s.cols % (kernels::kChunkBytes / element) == 0,
+      .chunks = kernels::most_chunks(x, x_stride, s.cols, element, x_group_rows, x_group_stride),
+      .add = is_add(op),
+      .centre = is_layernorm(op)};
 }
 
 Facts with_configured_choice(const Requirements& needs, const configured::Problem& problem) {
@@ -76,13 +78,20 @@ Facts facts_of(const NormCall& call, int compute_capability) {
     needs.pitch_alignment =
         std::min(needs.pitch_alignment,
                  alignment_of(static_cast<std::uint64_t>(b.stride * element_bytes(spec, call))));
+    if (spec.tensor == Tensor::x && call.x_group_rows > 1) {  // two-level rows: both strides
+      needs.strided = needs.two_level_rows = true;
+      needs.pitch_alignment =
+          std::min(needs.pitch_alignment, alignment_of(static_cast<std::uint64_t>(
+                                              call.x_group_stride * element_bytes(spec, call))));
+    }
     if (spec.in_place_over && b.data != nullptr)
       needs.in_place = needs.in_place || b.data == field_of(call, *spec.in_place_over).data;
   }
   const bool rows_aligned = needs.base_alignment >= kernels::kChunkBytes &&
                             needs.pitch_alignment >= kernels::kChunkBytes && parameters_aligned;
   return with_configured_choice(
-      needs, problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride));
+      needs, problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride,
+                        call.x_group_rows, call.x_group_stride));
 }
 
 Facts facts_of(const Case& c, int compute_capability) {
@@ -95,7 +104,8 @@ Facts facts_of(const Case& c, int compute_capability) {
       needs.base_alignment >= kernels::kChunkBytes && needs.pitch_alignment >= kernels::kChunkBytes;
   const auto* x = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c.misalign * element));
   return with_configured_choice(
-      needs, problem_of(c.shape, needs.op, rows_aligned, x, activation_stride(c)));
+      needs, problem_of(c.shape, needs.op, rows_aligned, x, activation_stride(c), c.group_rows,
+                        group_stride(c)));
 }
 
 namespace {

@@ -42,6 +42,8 @@ class PlanKey {
     put(std::bit_cast<std::uint32_t>(call.eps));
     put(device);
     put_tensor(call.x, call.x_stride);
+    put(call.x_group_rows);
+    put(call.x_group_stride);
     put_tensor(call.residual, call.residual_stride);
     put_tensor(call.y, call.y_stride);
     put_tensor(call.residual_out, call.residual_out_stride);
@@ -79,8 +81,9 @@ class PlanKey {
   static_assert(std::has_single_bit(static_cast<unsigned>(Requirements::kMostAlignment)));
   static constexpr std::uint64_t kAddressBits = Requirements::kMostAlignment - 1;
   // The words the constructor puts: 10 scalars (op, the three dtypes and the residual stream's,
-  // weight_plus_one, rows, cols, eps, device), 15 tensors of two words and 3 in-place flags.
-  static constexpr std::size_t kWords = 10 + 15 * 2 + 3;
+  // weight_plus_one, rows, cols, eps, device), 15 tensors of two words, x's two-level rows (group
+  // rows and group stride) and 3 in-place flags.
+  static constexpr std::size_t kWords = 10 + 15 * 2 + 2 + 3;
 
   // Bounds-checked: a word added to the constructor without growing kWords throws here (every
   // test that plans a call sees it) instead of writing past the array.

@@ -97,6 +97,12 @@ void validate(const NormCall& call) {
   validate_eps(call.eps);
   check_argument(!call.weight_plus_one || call.weight != nullptr, kFunction, "weight_plus_one",
                  "scales by (1 + w) and needs a weight");
+  validate_row_groups(kFunction, "x", call.rows, call.cols, call.x_stride, call.x_group_rows,
+                      call.x_group_stride);
+  const bool two_level = call.x_group_rows > 1;
+  check_argument(!two_level || !is_add(call.op), kFunction, "x_group_rows",
+                 "must be 0 or 1 for add + norm, which reads x one stride a row (two-level rows "
+                 "are the norms' and their backward's)");
   for (const TensorSpec& spec : tensors_of(call.op)) {
     if (!given(spec, call)) continue;
     validate_tensor_of(spec, call);
@@ -104,6 +110,8 @@ void validate(const NormCall& call) {
     const TensorField input = field_of(call, *spec.in_place_over);
     const TensorField output = field_of(call, spec.tensor);
     if (output.data != nullptr && output.data == input.data) {  // in place: strides must agree
+      check_argument(!two_level || *spec.in_place_over != Tensor::x, kFunction,
+                     name_of(spec.tensor), "may not lie over x when x's rows are in groups");
       const std::string stride_name = std::string(name_of(spec.tensor)) + "_stride";
       validate_in_place(kFunction, input.data, input.stride, output.data, output.stride,
                         stride_name.c_str());

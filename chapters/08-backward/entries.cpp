@@ -55,6 +55,7 @@ std::vector<KernelEntry> entries() {
                                .optional_parameters = true,
                                .weight_plus_one = true,
                                .in_place = true,
+                               .two_level_rows = true,
                                .max_cols = centre ? kernels::backward::kMaxLayernormCols
                                                   : kernels::backward::kMaxRmsnormCols,
                                .residual_gradient = true},

@@ -25,15 +25,17 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 
 std::vector<KernelEntry> entries() {
   // Chapter 07's capabilities (its tensor I/O and arithmetic are reused): every dtype pairing,
-  // optional parameters, (1 + w), any stride and element alignment, statistics. In place: every
-  // path loads a chunk before the statistics' exchange and stores the same chunk, from the same
-  // thread, after it (the split path reads x again in its second kernel, the same thread
-  // reading chunk c before writing it). The cluster entries need sm_90, rows on the 16-byte
-  // grid (the chapter's choice also sends rows off it to a cluster, of at most 256 threads a
-  // block), and hold at most 32768 chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the
-  // whole-GPU entries refuse rows wider than this GPU's SMs hold at once (gpu_refusal), and
-  // their launcher refuses them again, by name, if called directly.
-  const Capabilities every_tensor = kernels::every_tensor();
+  // optional parameters, (1 + w), any stride and element alignment, statistics; not x's rows
+  // in two levels, which every path reads one stride a row. In place: every path loads a chunk
+  // before the statistics' exchange and stores the same chunk, from the same thread, after it
+  // (the split path reads x again in its second kernel, the same thread reading chunk c before
+  // writing it). The cluster entries need sm_90, rows on the 16-byte grid (the chapter's choice
+  // also sends rows off it to a cluster, of at most 256 threads a block), and hold at most 32768
+  // chunks (512 KiB: 131072 fp32 or 262144 16-bit columns); the whole-GPU entries refuse rows
+  // wider than this GPU's SMs hold at once (gpu_refusal), and their launcher refuses them again,
+  // by name, if called directly.
+  Capabilities every_tensor = kernels::every_tensor();
+  every_tensor.two_level_rows = false;
   const struct {
     const char* suffix;
     const char* summary;
@@ -80,10 +82,10 @@ std::vector<KernelEntry> entries() {
     }
   }
   // The backward of rows wider than chapter 08's registers hold (kernels/cluster_backward.cu): a
-  // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities but dy in
-  // x's dtype only, sm_90, and rows of at most 512 KiB (cluster_backward_chunks; 128 KiB off the
-  // 16-byte grid, refused there by the launcher, by name). It takes narrower rows too; the
-  // dispatcher sends it only the rows chapter 08 refuses.
+  // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities (head views
+  // too: x read through row_offset) but dy in x's dtype only, sm_90, and rows of at most 512 KiB
+  // (cluster_backward_chunks; 128 KiB off the 16-byte grid, refused there by the launcher, by
+  // name). It takes narrower rows too; the dispatcher sends it only the rows chapter 08 refuses.
   for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
     const bool centre = op == Op::layernorm_backward;
     entries.push_back(
@@ -98,6 +100,7 @@ std::vector<KernelEntry> entries() {
                  .optional_parameters = true,
                  .weight_plus_one = true,
                  .in_place = true,
+                 .two_level_rows = true,
                  .max_row_bytes =
                      kernels::backward::cluster_backward_chunks(true) * kernels::kChunkBytes,
                  .residual_gradient = true,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "normlab/block_size.hpp"
@@ -27,6 +28,44 @@ void validate_tensor(const char* function, const char* name, const void* data, s
         function, std::string(name) + "_stride",
         "must be >= cols (got " + std::to_string(stride) + " < " + std::to_string(cols) + ")");
   }
+}
+
+void validate_row_groups(const char* function, const char* name, std::int64_t rows,
+                         std::int64_t cols, std::int64_t stride, std::int64_t group_rows,
+                         std::int64_t group_stride) {
+  const std::string prefix(name);
+  check_argument(group_rows >= 0, function, (prefix + "_group_rows").c_str(), [&] {
+    return "must be >= 0 (got " + std::to_string(group_rows) + "; 0 or 1: one level)";
+  });
+  // A stride below cols is the tensor's own check's to name.
+  if (group_rows <= 1 || rows == 0 || stride < cols) return;
+  // The kernels keep the groups in 32 bits and find a row's group in 32 bits (row_offset and
+  // Tensors in kernels/general.cuh).
+  constexpr std::int64_t kMostRows = std::int64_t{1} << 32, kMostGroup = std::int64_t{1} << 31;
+  check_argument(rows < kMostRows && group_rows < kMostGroup, function,
+                 (prefix + "_group_rows").c_str(), [&] {
+                   return "must be below 2^31, and rows below 2^32 (got " + std::to_string(rows) +
+                          " rows in groups of " + std::to_string(group_rows) + ")";
+                 });
+  const std::string group_stride_name = prefix + "_group_stride";
+  check_argument(group_stride < kMostGroup, function, group_stride_name.c_str(),
+                 [&] { return "must be below 2^31 (got " + std::to_string(group_stride) + ")"; });
+  check_argument(group_stride >= cols, function, group_stride_name.c_str(), [&] {
+    return "must be >= cols (got " + std::to_string(group_stride) + " < " + std::to_string(cols) +
+           ")";
+  });
+  // The furthest element: the last group's start, plus a whole group's rows (stride >= cols was
+  // checked with the tensor), each product bounded before it is taken.
+  constexpr std::int64_t kMost = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t last_group = (rows - 1) / group_rows;
+  const std::int64_t within = std::min(rows, group_rows) - 1;
+  const bool fits = within <= (kMost - cols) / stride &&
+                    last_group <= (kMost - cols - within * stride) / group_stride;
+  check_argument(fits, function, group_stride_name.c_str(), [&] {
+    return "places the last row past 2^63 elements (" + std::to_string(rows) +
+           " rows in groups of " + std::to_string(group_rows) + ", groups " +
+           std::to_string(group_stride) + " apart)";
+  });
 }
 
 void validate_vector(const char* function, const char* name, const void* data) {

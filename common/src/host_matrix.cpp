@@ -11,13 +11,24 @@
 
 namespace normlab {
 
-HostMatrix::HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride)
-    : dtype_(dtype), rows_(rows), cols_(cols), stride_(stride == 0 ? cols : stride) {
-  if (rows < 0 || cols < 0 || stride_ < cols) {
+HostMatrix::HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride,
+                       std::int64_t group_rows, std::int64_t group_stride)
+    : dtype_(dtype),
+      rows_(rows),
+      cols_(cols),
+      stride_(stride == 0 ? cols : stride),
+      group_rows_(group_rows > 1 ? group_rows : 0),
+      group_stride_(group_rows > 1 ? group_stride : 0) {
+  if (rows < 0 || cols < 0 || stride_ < cols || group_rows < 0 ||
+      (group_rows_ > 1 && group_stride_ < group_rows_ * stride_)) {
     throw std::invalid_argument("HostMatrix: bad shape " + std::to_string(rows) + "x" +
-                                std::to_string(cols) + " stride " + std::to_string(stride_));
+                                std::to_string(cols) + " stride " + std::to_string(stride_) +
+                                " groups of " + std::to_string(group_rows) + " rows " +
+                                std::to_string(group_stride) + " apart");
   }
-  bytes_.resize(static_cast<std::size_t>(rows_ * stride_) * size_of(dtype_));
+  const std::int64_t elements =
+      group_rows_ > 1 ? (rows_ + group_rows_ - 1) / group_rows_ * group_stride_ : rows_ * stride_;
+  bytes_.resize(static_cast<std::size_t>(elements) * size_of(dtype_));
   // Poisoned in 64 MiB pieces on every core: a 4 GB tensor's first touch is seconds on one.
   constexpr std::size_t kPiece = std::size_t{64} << 20;
   const auto pieces = static_cast<std::int64_t>((bytes_.size() + kPiece - 1) / kPiece);
@@ -27,18 +38,25 @@ HostMatrix::HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::i
   });
 }
 
+std::size_t HostMatrix::index(std::int64_t row, std::int64_t col) const {
+  if (group_rows_ > 1) {
+    return static_cast<std::size_t>(row / group_rows_ * group_stride_ +
+                                    row % group_rows_ * stride_ + col);
+  }
+  return static_cast<std::size_t>(row * stride_ + col);
+}
+
 double HostMatrix::at(std::int64_t row, std::int64_t col) const {
-  return load_as_double(dtype_, bytes_.data(), static_cast<std::size_t>(row * stride_ + col));
+  return load_as_double(dtype_, bytes_.data(), index(row, col));
 }
 
 void HostMatrix::set(std::int64_t row, std::int64_t col, double value) {
-  store_from_double(dtype_, bytes_.data(), static_cast<std::size_t>(row * stride_ + col), value);
+  store_from_double(dtype_, bytes_.data(), index(row, col), value);
 }
 
 bool HostMatrix::is_poison(std::int64_t row, std::int64_t col) const {
   const std::size_t width = size_of(dtype_);
-  const unsigned char* element =
-      bytes_.data() + static_cast<std::size_t>(row * stride_ + col) * width;
+  const unsigned char* element = bytes_.data() + index(row, col) * width;
   for (std::size_t i = 0; i < width; ++i) {
     if (element[i] != kPoisonByte) return false;
   }

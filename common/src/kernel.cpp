@@ -64,6 +64,11 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";
   if (needs.in_place && !can.in_place) return "not in place";
   if (needs.strided && !can.strided) return "no row stride other than cols";
+  if (needs.two_level_rows) {
+    if (is_add(op)) return "add + norm reads x one stride a row, not in groups";
+    if (!can.two_level_rows) return "no two-level rows of x (x's rows in groups)";
+    if (needs.in_place && !is_backward(op)) return "y cannot lie over x whose rows are in groups";
+  }
   // A kernel that takes no row stride sees one flat array: only its base must be aligned.
   if (can.alignment_bytes != 0 &&
       (needs.base_alignment % can.alignment_bytes != 0 ||

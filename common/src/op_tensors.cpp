@@ -210,6 +210,10 @@ HostMatrix matrix_for(const TensorSpec& spec, const Case& c) {
   const DType dtype = dtype_of(spec, c);
   switch (spec.extent) {
     case Extent::matrix:
+      if (spec.tensor == x) {
+        return HostMatrix(dtype, c.shape.rows, c.shape.cols, activation_stride(c), c.group_rows,
+                          group_stride(c));
+      }
       return HostMatrix(dtype, c.shape.rows, c.shape.cols, activation_stride(c));
     case Extent::row_vector:
       return HostMatrix(dtype, 1, c.shape.cols);
@@ -411,6 +415,10 @@ const HostMatrix& at(const HostTensors& tensors, Tensor tensor) {
 
 std::int64_t activation_stride(const Case& c) {
   return c.shape.cols + c.pad;
+}
+
+std::int64_t group_stride(const Case& c) {
+  return c.group_rows > 1 ? c.group_rows * activation_stride(c) + c.group_gap : 0;
 }
 
 HostTensors make_inputs(const Case& c) {

@@ -70,14 +70,20 @@ Requirements requirements_of(const Case& c) {
       std::min({size_of(c.shape.dtype),
                 is_backward(c.op) ? size_of(dy_dtype_of(c.shape)) : size_of(c.shape.dtype),
                 is_add(c.op) ? size_of(residual_dtype_of(c.shape)) : size_of(c.shape.dtype)}));
+  const bool two_level = c.group_rows > 1;
+  const int pitch = alignment_of(static_cast<std::uint64_t>(activation_stride(c)) * element);
   return {
       .op = c.op,
       .shape = c.shape,
       .weight_plus_one = c.weight_plus_one,
       .in_place = c.in_place,
-      .strided = c.pad != 0,
+      .strided = c.pad != 0 || two_level,
+      .two_level_rows = two_level,
       .base_alignment = alignment_of(static_cast<std::uint64_t>(c.misalign) * element),
-      .pitch_alignment = alignment_of(static_cast<std::uint64_t>(activation_stride(c)) * element),
+      .pitch_alignment =
+          two_level
+              ? std::min(pitch, alignment_of(static_cast<std::uint64_t>(group_stride(c)) * element))
+              : pitch,
       .statistics = c.statistics,
       .residual_gradient = c.residual_gradient};
 }
@@ -106,6 +112,10 @@ NormCall Workspace::State::call_for(void* scratch, std::size_t scratch_bytes) {
     if (!present_in(spec)) continue;
     const std::int64_t stride = spec.extent == Extent::matrix ? activation_stride(c) : 0;
     bind(call, spec.tensor, device_of(spec).data(), stride);
+  }
+  if (c.group_rows > 1) {
+    call.x_group_rows = c.group_rows;
+    call.x_group_stride = group_stride(c);
   }
   call.scratch = scratch;
   call.scratch_bytes = scratch_bytes;
@@ -192,8 +202,10 @@ void Workspace::write_files(const std::string& directory) const {
         .member("dtype", name_of(m.dtype()))
         .member("rows", m.rows())
         .member("cols", m.cols())
-        .member("stride", m.stride())
-        .end_object();
+        .member("stride", m.stride());
+    if (m.group_rows() > 1)
+      json.member("group_rows", m.group_rows()).member("group_stride", m.group_stride());
+    json.end_object();
   }
   json.end_object().end_object();
   text << "\n";
@@ -229,6 +241,7 @@ std::string Case::describe() const {
   if (weight_plus_one) out << " (1+w)";
   if (pad) out << " pad=" << pad;
   if (misalign) out << " misalign=" << misalign;
+  if (group_rows > 1) out << " groups=" << group_rows << " gap=" << group_gap;
   if (in_place) out << " in-place";
   if (statistics) out << " statistics";
   if (residual_gradient) out << " dresidual";

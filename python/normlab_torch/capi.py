@@ -18,7 +18,7 @@ LIBRARY_NAME = "libnormlab_capi.so"
 # Where the library is looked for in a repository checkout when NORMLAB_CAPI is not set: the
 # presets' build directories.
 BUILD_DIRECTORIES = ("build/gpu/python", "build/default/python", "build/library/python")
-ABI_VERSION = 3  # NORMLAB_CAPI_ABI_VERSION of normlab_capi.h
+ABI_VERSION = 4  # NORMLAB_CAPI_ABI_VERSION of normlab_capi.h
 
 # enum normlab_op, enum normlab_dtype, enum normlab_status (normlab_capi.h).
 OP_RMSNORM, OP_LAYERNORM, OP_ADD_RMSNORM, OP_ADD_LAYERNORM = 1, 2, 3, 4
@@ -49,6 +49,7 @@ class NormlabCall(ctypes.Structure):
         ("scratch", ctypes.c_void_p), ("scratch_bytes", ctypes.c_size_t),
         ("dy_dtype_given", ctypes.c_int32), ("dy_dtype", ctypes.c_int32),
         ("residual_dtype_given", ctypes.c_int32), ("residual_dtype", ctypes.c_int32),
+        ("x_group_rows", ctypes.c_int64), ("x_group_stride", ctypes.c_int64),
     ]
 
 

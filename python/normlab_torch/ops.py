@@ -10,8 +10,9 @@ extra outputs (rstd, and mean for LayerNorm); the functions of this module retur
 Checks happen before anything is launched and name the argument: dtypes (float32, float16,
 bfloat16 activations; parameters in that dtype or float32, or any of them with float32
 activations; an incoming gradient dy in any of them), devices, shapes, eps, and layouts
-(rows one stride apart with a unit inner stride). What the dispatcher then refuses is a
-ValueError carrying its message.
+(rows one stride apart with a unit inner stride; the x of rms_norm and layer_norm also rows in
+two levels, a head view, and more levels through a contiguous copy). What the dispatcher then
+refuses is a ValueError carrying its message.
 
 An eager call (not while torch.compile traces) goes first to normlab_torch._C, the same calls
 compiled against PyTorch (csrc/extension.cpp), where it was built and imports: it makes the
@@ -159,14 +160,62 @@ def _row_stride_or_none(tensor):
     return row_stride if row_stride >= cols else None
 
 
+def _not_rows(name, tensor):
+    return ValueError(
+        f"{name} (shape {tuple(tensor.shape)}, strides {tuple(tensor.stride())}) is not rows "
+        "one stride apart with a unit inner stride; pass a contiguous copy "
+        f"({name}.contiguous())")
+
+
 def _row_stride(name, tensor):
     stride = _row_stride_or_none(tensor)
     if stride is None:
-        raise ValueError(
-            f"{name} (shape {tuple(tensor.shape)}, strides {tuple(tensor.stride())}) is not rows "
-            "one stride apart with a unit inner stride; pass a contiguous copy "
-            f"({name}.contiguous())")
+        raise _not_rows(name, tensor)
     return stride
+
+
+# _x_rows_or_none's answer for x whose rows have more than two levels.
+_MORE_LEVELS = "more levels"
+
+
+def _x_rows_or_none(tensor):
+    """x's rows as a norm and its backward take them (not a fused add's): (x_stride,
+    x_group_rows, x_group_stride) of NormlabCall, for rows one stride apart (x_group_rows 0) or
+    in two levels, as a head view ([tokens, heads, head_dim] sliced from a fused projection:
+    heads rows x_stride apart in a token, the tokens x_group_stride apart). The leading
+    dimensions are collapsed where they can be; _MORE_LEVELS where more than two remain, None
+    where the last dimension's stride is not 1 or a level's stride is below the row."""
+    cols = tensor.shape[-1]
+    if tensor.is_contiguous():
+        return cols, 0, 0
+    if cols > 1 and tensor.stride(-1) != 1:
+        return None
+    levels = []  # [size, stride], the innermost first
+    for size, stride in zip(reversed(tensor.shape[:-1]), reversed(tensor.stride()[:-1])):
+        if size == 1:
+            continue
+        if levels and stride == levels[-1][0] * levels[-1][1]:
+            levels[-1][0] *= size
+        else:
+            levels.append([size, stride])
+    if len(levels) > 2:
+        return _MORE_LEVELS
+    if any(stride < cols for _, stride in levels):
+        return None
+    if len(levels) < 2:
+        return (levels[0][1] if levels else cols), 0, 0
+    return levels[0][1], levels[0][0], levels[1][1]
+
+
+def _x_rows(x):
+    """x of a norm or its backward as _run passes it, and its _x_rows_or_none: x itself, or a
+    contiguous copy where its rows have more than two levels."""
+    layout = _x_rows_or_none(x)
+    if layout is None:
+        raise _not_rows("x", x)
+    if layout is _MORE_LEVELS:
+        return x.contiguous(), (x.shape[-1], 0, 0)
+    return x, layout
 
 
 def _check_norm(x, weight, bias, eps, gemma=False, residual=None, out=None):
@@ -185,9 +234,14 @@ def _check_norm(x, weight, bias, eps, gemma=False, residual=None, out=None):
     if not 0 <= eps < math.inf:  # comparisons only: under torch.compile eps may be symbolic
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if x.numel():
-        for name, tensor in (("x", x), ("residual", residual), ("out", out)):
-            if tensor is not None:
-                _row_stride(name, tensor)
+        if residual is None:  # a norm's x: one stride, two levels, or more (copied: _x_rows)
+            if _x_rows_or_none(x) is None:
+                raise _not_rows("x", x)
+        else:
+            _row_stride("x", x)
+            _row_stride("residual", residual)
+        if out is not None:
+            _row_stride("out", out)
 
 
 def _parameter_dtype(x, *parameters):
@@ -209,8 +263,8 @@ def _check_disjoint(name, tensor, other_name, other):
     (start, end), (other_start, other_end) = _span(tensor), _span(other)
     if end <= other_start or other_end <= start:
         return
-    stride = _row_stride(name, tensor)
-    if stride == _row_stride(other_name, other) and tensor.element_size() == other.element_size():
+    stride = _row_stride(name, tensor)  # other may be a norm's x in two levels: not told apart
+    if stride == _row_stride_or_none(other) and tensor.element_size() == other.element_size():
         row_bytes, used = stride * tensor.element_size(), tensor.shape[-1] * tensor.element_size()
         offset = (other_start - start) % row_bytes
         if used <= offset <= row_bytes - used:
@@ -265,8 +319,13 @@ _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
 
 def _run(op, eps, gemma=False, **tensors):
     """Fills a normlab_call with the named NormCall fields (None for absent), its shape from x,
-    and launches it on the current stream of x's device. x must not be empty."""
+    and launches it on the current stream of x's device. x must not be empty. A norm's x (and
+    its backward's) may have two levels of rows (_x_rows); a fused add's has one stride."""
     x = tensors["x"]
+    fused = op in (capi.OP_ADD_RMSNORM, capi.OP_ADD_LAYERNORM)
+    if not fused:
+        x, (x_stride, group_rows, group_stride) = _x_rows(x)
+        tensors = dict(tensors, x=x)
     cols = x.shape[-1]
     parameter_dtype = _parameter_dtype(
         x, *(tensors.get(name) for name in ("weight", "bias", "dweight", "dbias")))
@@ -282,8 +341,10 @@ def _run(op, eps, gemma=False, **tensors):
         if tensor is None:
             continue
         setattr(call, field, tensor.data_ptr())
-        if field in _ROW_FIELDS:
+        if field in _ROW_FIELDS and (field != "x" or fused):
             setattr(call, field + "_stride", _row_stride(field, tensor))
+    if not fused:
+        call.x_stride, call.x_group_rows, call.x_group_stride = x_stride, group_rows, group_stride
     _launch(call, x)
 
 
@@ -550,7 +611,13 @@ def rms_norm(x, weight, eps, gemma=False, *, bias=None, out=None, normalized_sha
     float32 x. y has x's dtype (F.rms_norm would promote to float32 with a float32 weight).
     With out (x's shape and dtype, rows one stride apart) y is written there and out returned;
     that form has no autograd. With normalized_shape (or a weight of several dimensions), over
-    that many trailing dimensions, as PyTorch's: the parameters then have that shape."""
+    that many trailing dimensions, as PyTorch's: the parameters then have that shape.
+
+    x's rows are read where they are when they are one stride apart or in two levels: a head
+    view such as q = qkv[:, :32, :] of a fused projection qkv of shape (tokens, 48, head_dim),
+    whose rows are heads head_dim apart within a token and tokens 48 * head_dim apart (QK-norm).
+    Where x's leading dimensions collapse into no fewer than three levels, the op normalises a
+    contiguous copy of x instead (a copy, in time and memory). y is contiguous."""
     if out is None and normalized_shape is None and not _compiling() and _extension is not None:
         y = _extension.rms_norm(x, weight, bias, eps, gemma)
         if y is not None:
@@ -692,7 +759,8 @@ _layer_norm_out.register_fake(_layer_norm_out_checks)
 def layer_norm(x, weight, bias, eps, *, out=None, normalized_shape=None):
     """LayerNorm over the last dimension of @p x: (x - mean) / sqrt(var + eps) * weight + bias.
     weight and bias may be None; they share one dtype, x's or float32. y has x's dtype. With
-    out and normalized_shape, as rms_norm."""
+    out and normalized_shape, and x's rows (one stride or two levels read where they are, more
+    levels through a contiguous copy), as rms_norm."""
     if out is None and normalized_shape is None and not _compiling() and _extension is not None:
         y = _extension.layer_norm(x, weight, bias, eps)
         if y is not None:

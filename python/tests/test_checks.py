@@ -95,8 +95,12 @@ BAD_INPUTS = [
      lambda: nt.layer_norm(X, None, None, float("inf"))),
     (ValueError, r"gemma: scaling by \(1 \+ weight\) needs a weight",
      lambda: nt.rms_norm(X, None, 1e-6, gemma=True)),
-    (ValueError, r"x \(shape \(3, 2, 64\), strides \(64, 192, 1\)\) is not rows",
-     lambda: nt.rms_norm(X.transpose(0, 1), None, 1e-6)),
+    (ValueError, r"x \(shape \(3, 2, 64\), strides \(0, 64, 1\)\) is not rows",
+     lambda: nt.rms_norm(meta(2, 64).expand(3, 2, 64), None, 1e-6)),
+    (ValueError, r"x \(shape \(4, 7, 64\), strides \(448, 64, 2\)\) is not rows",
+     lambda: nt.layer_norm(meta(4, 7, 128)[:, :, ::2], None, None, 1e-6)),
+    (ValueError, r"x \(shape \(99, 7, 64\), strides \(896, 64, 1\)\) is not rows",
+     lambda: nt.fused_add_rms_norm(meta(99, 14, 64)[:, :7], meta(99, 7, 64), None, 1e-6)),
     (ValueError, r"x \(shape \(4, 64\), strides \(128, 2\)\) is not rows",
      lambda: nt.rms_norm(meta(4, 128)[:, ::2], None, 1e-6)),
     (ValueError, r"x \(shape \(5, 64\), strides \(0, 1\)\) is not rows",
@@ -158,6 +162,56 @@ def test_layouts_that_are_rows_one_stride_apart():
     assert nt.rms_norm(meta(6, 1, 64)[:, :, :], None, 1e-6).shape == (6, 1, 64)
 
 
+def test_head_views_are_rows_in_two_levels():
+    """A head view (q = qkv[:, :heads, :] of a fused projection) is taken as two levels of
+    rows, a transposed pair of dimensions too; y is contiguous. Three levels that cannot
+    collapse are taken through a contiguous copy; a fused add's x must have one stride."""
+    q = meta(99, 14, 64)[:, :7, :]
+    assert q.stride() == (896, 64, 1)
+    for y in (nt.rms_norm(q, None, 1e-6), nt.layer_norm(q, W.bfloat16(), None, 1e-5),
+              torch.ops.normlab.rms_norm(q, None, None, 1e-6, False)[0]):
+        assert y.shape == q.shape and y.is_contiguous()
+    assert nt.rms_norm(X.transpose(0, 1), None, 1e-6).shape == (3, 2, 64)
+    three = meta(5, 4, 6, 64)[:, :3, :2, :]
+    assert nt.rms_norm(three, None, 1e-6).shape == (5, 3, 2, 64)
+    dx, _, _ = torch.ops.normlab.rms_norm_backward(meta(99, 7, 64), q, None, None,
+                                                    meta(99, 7, dtype=torch.float32), False)
+    assert dx.shape == q.shape and dx.is_contiguous()
+
+
+def test_x_rows_layouts():
+    """What the calls pass as x's rows: (x_stride, x_group_rows, x_group_stride)."""
+    rows = nt.ops._x_rows_or_none
+    assert rows(meta(8192, 48, 128)[:, :32, :]) == (128, 32, 6144)
+    assert rows(meta(4, 64)) == (64, 0, 0)
+    assert rows(meta(4, 128)[:, :64]) == (128, 0, 0)
+    assert rows(meta(6, 4, 128)[:, :, :64]) == (128, 0, 0)  # collapses into one stride
+    assert rows(meta(2, 3, 64).transpose(0, 1)) == (192, 2, 64)
+    assert rows(meta(3, 1, 5, 64)[:, :, :2]) == (64, 2, 320)  # a dimension of one: no level
+    assert rows(meta(5, 4, 6, 64)[:, :3, :2, :]) is nt.ops._MORE_LEVELS
+    assert rows(meta(4, 128)[:, ::2]) is None
+    assert rows(meta(64).expand(5, 64)) is None
+
+
+def test_calls_carry_two_level_rows(monkeypatch):
+    """The ctypes call's x fields for a head view, one stride, and three levels (a copy)."""
+    launched = []
+    monkeypatch.setattr(nt.ops, "_launch", lambda call, x: launched.append(
+        (call.x, call.x_stride, call.x_group_rows, call.x_group_stride, x.data_ptr())))
+    qkv = torch.zeros(6, 12, 64, dtype=torch.bfloat16)
+    q = qkv[:, :5, :]
+    nt.ops._run(nt.capi.OP_RMSNORM, 1e-6, x=q, y=torch.empty(q.shape, dtype=q.dtype))
+    assert launched[-1] == (q.data_ptr(), 64, 5, 768, q.data_ptr())
+    dy = torch.zeros(q.shape, dtype=q.dtype)
+    nt.ops._run(nt.capi.OP_RMSNORM_BACKWARD, 1e-5, dy=dy, x=q, dx=torch.empty_like(dy),
+                saved_rstd=torch.zeros(6, 5))
+    assert launched[-1][1:4] == (64, 5, 768)
+    three = torch.zeros(5, 4, 6, 64)[:, :3, :2, :]
+    nt.ops._run(nt.capi.OP_LAYERNORM, 1e-6, x=three, y=torch.empty(three.shape))
+    x, stride, group_rows, _, passed = launched[-1]
+    assert (stride, group_rows) == (64, 0) and x == passed != three.data_ptr()
+
+
 def test_forward_only_forms_refuse_grad():
     x = meta(4, 64, dtype=torch.float32).requires_grad_()
     with pytest.raises(RuntimeError, match=r"fused_add_layer_norm_ is forward only and x "
@@ -190,6 +244,20 @@ def test_compile_traces_every_op_in_one_graph():
     compiled = torch.compile(every_op, fullgraph=True, backend="aot_eager")
     compiled(x, r, w, b).sum().backward()  # forward and backward through the fake kernels
     assert (x.grad.shape, w.grad.shape, b.grad.shape) == (x.shape, w.shape, b.shape)
+
+
+def test_compile_traces_head_views_in_one_graph():
+    import torch._dynamo
+
+    def qk_norm(qkv, w):
+        return (nt.rms_norm(qkv[:, :4, :], w, 1e-6)
+                + nt.layer_norm(qkv[:, 4:8, :], w, None, 1e-5))
+
+    qkv, w = meta(16, 12, 64).requires_grad_(), meta(64).requires_grad_()
+    torch._dynamo.reset()
+    compiled = torch.compile(qk_norm, fullgraph=True, backend="aot_eager")
+    compiled(qkv, w).sum().backward()
+    assert (qkv.grad.shape, w.grad.shape) == (qkv.shape, w.shape)
 
 
 def test_modules_take_torch_parameters():

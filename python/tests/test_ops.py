@@ -584,6 +584,56 @@ def test_gradients_of_strided_input_and_expanded_dy(generator, backend):
     assert_close("dweight", w.grad, want_dw, rows=37)
 
 
+# ---------------------------------------------------------------- head views
+
+# (tokens, heads of the buffer, heads normalised, head_dim): ragged counts, head_dim on and off
+# the 16-byte grid, and the QK-norm shape of the issue at a tenth of its tokens.
+HEAD_VIEWS = [(99, 14, 7, 64), (37, 5, 3, 100), (819, 48, 32, 128), (3, 3, 2, 4096)]
+
+
+@pytest.mark.parametrize("tokens, buffer_heads, heads, head_dim", HEAD_VIEWS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_head_views_forward_and_gradients(generator, tokens, buffer_heads, heads, head_dim, dtype,
+                                          backend):
+    """q = qkv[:, :heads, :] normalised where it is (two levels of rows), k of the same buffer
+    too, against float64; the gradients reach the buffer's slices and nothing else."""
+    qkv = ref.activations((tokens, buffer_heads, head_dim), dtype, generator).requires_grad_()
+    w = ref.parameter(head_dim, torch.float32, generator).requires_grad_()
+    b = ref.parameter(head_dim, torch.float32, generator, 0.0).requires_grad_()
+    q, k = qkv[:, :heads, :], qkv[:, buffer_heads - heads:, :]
+    assert q.stride() == (buffer_heads * head_dim, head_dim, 1)
+    yq, yk = nt.rms_norm(q, w, EPS), nt.layer_norm(k, w, b, EPS)
+    assert_close("y of q", yq, ref.rms_norm(q, w, EPS), dtype)
+    assert_close("y of k", yk, ref.layer_norm(k, w, b, EPS), dtype)
+    dq, dk = (ref.activations(q.shape, dtype, generator) for _ in range(2))
+    want_q = ref.gradients(lambda x, w: ref.rms_norm(x, w, EPS), dq, q, w)
+    want_k = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dk, k, w, b)
+    torch.autograd.backward([yq, yk], [dq, dk])
+    rows = tokens * heads
+    expected = torch.zeros_like(qkv, dtype=torch.float64)
+    expected[:, buffer_heads - heads:] += want_k[0]
+    expected[:, :heads] += want_q[0]
+    assert_close("dqkv", qkv.grad, expected.to(dtype).double(), dtype)
+    assert_close("dweight", w.grad, want_q[1] + want_k[1], torch.float32, 2 * rows)
+    assert_close("dbias", b.grad, want_k[2], torch.float32, rows)
+
+
+def test_head_views_through_out_compile_and_three_levels(generator, backend):
+    qkv = ref.activations((77, 12, 128), torch.bfloat16, generator)
+    w = ref.parameter(128, torch.bfloat16, generator)
+    q = qkv[:, :8, :]
+    out = torch.full(q.shape, float("nan"), dtype=q.dtype, device="cuda")
+    assert nt.rms_norm(q, w, EPS, out=out) is out
+    assert_close("out", out, ref.rms_norm(q, w, EPS))
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda qkv, w: nt.rms_norm(qkv[:, :8, :], w, EPS), fullgraph=True)
+    assert_close("compiled", compiled(qkv, w), ref.rms_norm(q, w, EPS))
+    three = qkv.view(7, 11, 12, 128)[:, :5, :3, :]  # three levels: a contiguous copy is read
+    assert_close("three levels", nt.layer_norm(three, w, None, EPS),
+                 ref.layer_norm(three, w, None, EPS))
+    assert torch.equal(nt.rms_norm(q, w, EPS), nt.rms_norm(q.contiguous(), w, EPS))
+
+
 def test_statistics_are_not_differentiable(generator):
     x = ref.activations((4, 64), torch.float32, generator).requires_grad_()
     y, rstd = torch.ops.normlab.rms_norm(x, None, None, EPS, False)

@@ -81,6 +81,19 @@ expect_refused --mean "${valid[@]}" --mean 1e400
 expect_refused --scale "${valid[@]}" --scale -1
 expect_refused --scale "${valid[@]}" --scale one
 expect_refused --dresidual "${valid[@]}" --dresidual
+# Head views (x's rows in groups): two rows a group at least, a gap only with groups, the norms
+# and their backward only, and y never over x in groups.
+expect_refused --groups "${valid[@]}" --groups 1
+expect_refused --groups "${valid[@]}" --groups many
+expect_refused --group-gap "${valid[@]}" --group-gap 64
+expect_refused --group-gap "${valid[@]}" --groups 7 --group-gap -1
+expect_refused --groups --op add_rmsnorm --dtype bf16 --rows 4 --cols 64 --groups 2
+expect_refused --groups "${valid[@]}" --groups 2 --in-place
+expect_refused --groups "${valid[@]}" --groups 2 --group-gap 9223372036854775807
+expect "$normlab" 0 "x in groups of 7 rows 1280 apart" explain --op rmsnorm --dtype bf16 \
+  --rows 693 --cols 128 --groups 7 --group-gap 384
+expect "$normlab" 0 "x in groups of 2 rows 192 apart" explain --op rmsnorm_backward --rows 4 \
+  --cols 64 --groups 2 --in-place
 expect_refused --gemma "${valid[@]}" --gemma --no-weight
 expect_refused --kernel "${valid[@]}" --kernel ch99_nothing
 expect_refused --kernel "${valid[@]}" --kernel ch00_rmsnorm_eager
@@ -108,5 +121,8 @@ expect "$normlab" 2 "(1 + w)" "${gemma[@]}"
 expect "$normlab" 2 "no bias with rmsnorm" check "${valid[@]}" --bias --kernel ch09_rmsnorm
 expect "$normlab" 2 "no bf16 parameters with fp32 tensors" check --op rmsnorm --rows 4 --cols 64 \
   --weight-dtype bf16 --kernel ch09_rmsnorm
+# A kernel without two-level rows refuses a head view by name.
+expect "$normlab" 2 "no two-level rows of x" check --op rmsnorm --dtype fp32 --rows 4 --cols 64 \
+  --groups 2 --kernel ch04_rmsnorm_fused_float4
 
 finish "usage printed, every bad option and refused kernel refused by name, briefly, with exit code 2"

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "general.cuh"
 #include "general_forward.hpp"
 #include "normlab/kernel.hpp"
 
@@ -108,4 +109,51 @@ TEST_CASE("chapter 07 with rows = 0 launches nothing, even with null tensors", "
       CHECK_NOTHROW(normlab::kernels::forward(call, nullptr));
     }
   }
+}
+
+TEST_CASE("chapter 07 refuses two-level rows it cannot take, by name", "[ch07][head_views]") {
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm}) {
+    INFO(normlab::name_of(op));
+    NormCall call = valid_call(op);
+    call.x_group_rows = 2;
+    call.x_group_stride = 256;
+    if (normlab::is_add(op)) {
+      require_refused(call, "x_group_rows");  // add + norm reads x one stride a row
+      continue;
+    }
+    call.y = const_cast<void*>(call.x);  // y cannot lie over rows in groups
+    require_refused(call, "y");
+    call = valid_call(op);
+    call.x_group_rows = 2;
+    call.x_group_stride = 63;
+    require_refused(call, "x_group_stride");
+    call.x_group_stride = std::int64_t{1} << 31;  // Tensors keeps it in 32 bits
+    require_refused(call, "x_group_stride");
+    call.x_group_rows = 4;
+    call.x_group_stride = 256;
+    call.x_stride = std::int64_t{1} << 62;  // a group's fourth row past 2^63 elements
+    require_refused(call, "x_group_stride");
+    call.x_stride = 64;
+    call.x_group_rows = -3;
+    require_refused(call, "x_group_rows");
+    call = valid_call(op);
+    call.rows = std::int64_t{1} << 32;
+    call.x_group_rows = 7;
+    call.x_group_stride = 1024;
+    require_refused(call, "x_group_rows");  // the kernels find a row's group in 32 bits
+  }
+}
+
+TEST_CASE("row_offset: row r % G of group r / G, one level for G of 0 or 1", "[ch07][head_views]") {
+  using normlab::kernels::row_offset;
+  CHECK(row_offset(5, 64, 0, 999) == 320);
+  CHECK(row_offset(5, 64, 1, 999) == 320);
+  // q = qkv[:, :32, :] of a [tokens, 48, 128] buffer: heads 128 apart, tokens 6144 apart.
+  CHECK(row_offset(0, 128, 32, 6144) == 0);
+  CHECK(row_offset(31, 128, 32, 6144) == 31 * 128);
+  CHECK(row_offset(32, 128, 32, 6144) == 6144);
+  CHECK(row_offset(8192 * 32 - 1, 128, 32, 6144) == 8191 * 6144 + 31 * 128);
+  // The largest row two levels take, its offset past 2^32 elements.
+  const std::int64_t last = (std::int64_t{1} << 32) - 1;
+  CHECK(row_offset(last, 3, 7, 100) == last / 7 * 100 + last % 7 * 3);
 }

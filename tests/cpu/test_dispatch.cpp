@@ -793,6 +793,15 @@ TEST_CASE("a plan's key holds everything the plan is made from", "[plan_cache]")
        {"no dweight", [](NormCall& c, int&) { c.dweight = nullptr; }},
        {"no dbias", [](NormCall& c, int&) { c.dbias = nullptr; }},
        {"dx over dy", [](NormCall& c, int&) { c.dx = const_cast<void*>(c.dy); }}});
+
+  // x's two-level rows (a head view): the group size and the group stride each decide the rows'
+  // alignment, and so the kernel and its vectors.
+  NormCall head_view = full_call(Op::rmsnorm, 693, 128);
+  head_view.x_group_rows = 7;
+  head_view.x_group_stride = 14 * 128;
+  require_keyed(head_view, {{"x_group_rows", [](NormCall& c, int&) { c.x_group_rows = 9; }},
+                            {"one level", [](NormCall& c, int&) { c.x_group_rows = 0; }},
+                            {"x_group_stride", [](NormCall& c, int&) { c.x_group_stride += 4; }}});
 }
 
 TEST_CASE("the cache plans a layout once, again after any change, and drops the oldest",
@@ -906,4 +915,115 @@ TEST_CASE("run says that no usable GPU is present, before planning, naming no so
   CHECK_THROWS_WITH(normlab::run(call, nullptr), !Catch::Contains(".cu:"));
   call.eps = -1.0f;  // a malformed call is still refused by its argument first
   CHECK_THROWS_WITH(normlab::run(call, nullptr), Catch::Contains("'eps'"));
+}
+
+namespace {
+
+// A head view: q = qkv[:, :heads, :] of a [tokens, heads + gap_heads, head_dim] buffer, as
+// rows of x in groups of heads rows head_dim apart, the tokens (heads + gap_heads) x head_dim
+// apart; y contiguous.
+NormCall head_view_call(Op op, std::int64_t tokens, std::int64_t heads, std::int64_t gap_heads,
+                        std::int64_t head_dim, DType dtype = DType::bf16) {
+  NormCall call = full_call(op, tokens * heads, head_dim, dtype);
+  call.x_group_rows = heads;
+  call.x_group_stride = (heads + gap_heads) * head_dim;
+  return call;
+}
+
+}  // namespace
+
+TEST_CASE("head views: two-level rows of x planned for the norms and their backward",
+          "[dispatch][head_views]") {
+  for (Op op : {Op::rmsnorm, Op::layernorm, Op::rmsnorm_backward, Op::layernorm_backward}) {
+    for (std::int64_t head_dim : {64, 100, 128, 4096}) {
+      const NormCall call = head_view_call(op, 99, 7, 3, head_dim);
+      const normlab::Plan plan = decided(call);
+      INFO(normlab::name_of(op) << " head_dim " << head_dim << ": " << plan.kernel->name);
+      CHECK(plan.kernel->can.two_level_rows);
+      CHECK(plan.launched->can.two_level_rows);
+    }
+  }
+  // The rows' alignment is both strides': a group stride off the 16-byte grid takes the
+  // misaligned path, whatever the row stride.
+  NormCall aligned = head_view_call(Op::rmsnorm, 8192, 32, 16, 128);
+  CHECK(dispatch::facts_of(aligned, kHopper).problem.aligned);
+  CHECK(dispatch::facts_of(aligned, kHopper).needs.two_level_rows);
+  aligned.x_group_stride += 1;
+  CHECK_FALSE(dispatch::facts_of(aligned, kHopper).problem.aligned);
+  CHECK(dispatch::facts_of(aligned, kHopper).needs.pitch_alignment == 2);
+}
+
+TEST_CASE("head views: what cannot take them is refused by name", "[dispatch][head_views]") {
+  NormCall add = full_call(Op::add_rmsnorm, 693, 128);
+  add.x_group_rows = 7;
+  add.x_group_stride = 14 * 128;
+  require_refused(add, "x_group_rows");
+  NormCall under_y = head_view_call(Op::layernorm, 99, 7, 3, 64);
+  under_y.y = const_cast<void*>(under_y.x);
+  require_refused(under_y, "y");
+  NormCall close = head_view_call(Op::rmsnorm, 99, 7, 3, 64);
+  close.x_group_stride = 63;
+  require_refused(close, "x_group_stride");
+  NormCall negative = head_view_call(Op::rmsnorm_backward, 99, 7, 3, 64);
+  negative.x_group_rows = -1;
+  require_refused(negative, "x_group_rows");
+  NormCall past = head_view_call(Op::rmsnorm, 99, 7, 3, 64);
+  past.x_group_stride = std::numeric_limits<std::int64_t>::max() / 8;
+  require_refused(past, "x_group_stride");
+  // One group, or groups of one row, is one level: nothing to refuse.
+  NormCall one = full_call(Op::add_layernorm, 5, 64);
+  one.x_group_rows = 1;
+  one.x_group_stride = 3;
+  CHECK_NOTHROW(decided(one));
+
+  // Every kernel that takes the rows one stride apart but does not declare two-level rows
+  // refuses them by name; add + norm refuses them whatever a kernel declares.
+  int refused = 0, declared = 0;
+  for (const KernelEntry& kernel : normlab::kernel_registry()) {
+    if (kernel.op == Op::copy) continue;
+    Case flat = normlab::default_case(kernel.op, 693, 128, DType::f32);
+    flat.pad = 8;
+    if (!kernel.refusal(flat).empty()) continue;
+    Case c = flat;
+    c.group_rows = 7;
+    c.group_gap = 7 * 136;
+    const std::string refusal = kernel.refusal(c);
+    INFO(kernel.name << ": " << refusal);
+    if (normlab::is_add(kernel.op)) {
+      CHECK(refusal == "add + norm reads x one stride a row, not in groups");
+    } else if (!kernel.can.two_level_rows) {
+      CHECK(refusal == "no two-level rows of x (x's rows in groups)");
+      ++refused;
+    } else {
+      CHECK(refusal.empty());
+      ++declared;
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(declared > 0);
+}
+
+TEST_CASE("head views: a Case in groups is planned as the NormCall the Workspace makes of it",
+          "[dispatch][head_views]") {
+  Case c = normlab::default_case(Op::rmsnorm, 8192 * 32, 128, DType::bf16);
+  c.group_rows = 32;
+  c.group_gap = 16 * 128;
+  NormCall call = workspace_call(c);
+  call.x_group_rows = c.group_rows;
+  call.x_group_stride = normlab::group_stride(c);
+  CHECK(normlab::group_stride(c) == 48 * 128);
+  const normlab::Requirements needs = normlab::requirements_of(c);
+  CHECK(needs.two_level_rows);
+  CHECK(needs.strided);
+  const dispatch::Facts from_case = dispatch::facts_of(c, kHopper);
+  const dispatch::Facts from_call = dispatch::facts_of(call, kHopper);
+  CHECK(from_case.problem.aligned == from_call.problem.aligned);
+  CHECK(from_case.problem.chunks == from_call.problem.chunks);
+  CHECK(from_case.needs.pitch_alignment == from_call.needs.pitch_alignment);
+  CHECK(dispatch::plan(c, kHopper).kernel->name == decided(call).kernel->name);
+  c.group_gap = 3;  // the group stride off the grid: so the Case and the call
+  call.x_group_stride = normlab::group_stride(c);
+  CHECK(dispatch::facts_of(c, kHopper).needs.pitch_alignment ==
+        dispatch::facts_of(call, kHopper).needs.pitch_alignment);
+  CHECK_FALSE(dispatch::facts_of(c, kHopper).problem.aligned);
 }

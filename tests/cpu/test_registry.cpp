@@ -138,6 +138,16 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       stream.shape.residual_dtype = x_dtype == DType::f16 ? DType::bf16 : DType::f16;
       expect(stream, false, adds ? "residual with" : "has no residual");  // never 16-bit
     }
+    if (kernel.op != normlab::Op::copy) {
+      Case head_view = base;  // x's rows in groups: the norms' and their backward's only
+      head_view.group_rows = 5;
+      head_view.group_gap = 2 * base.shape.cols;
+      const bool adds = normlab::is_add(kernel.op);
+      expect(head_view, !adds && kernel.can.two_level_rows && kernel.can.strided,
+             !kernel.can.strided ? "stride"
+             : adds              ? "add + norm reads x one stride"
+                                 : "two-level rows");
+    }
     if (normlab::is_backward(kernel.op)) {
       Case other_dy = base;
       other_dy.shape.dy_dtype = base.shape.dtype == DType::f32 ? DType::bf16 : DType::f32;

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """normlab on the GPU. check: PASS with exit code 0, --json output, a --dump whose files hold
 what case.json says (sizes, dtypes) and whose y is the LayerNorm of the dumped inputs; a
-kernel that cannot take the case refused by name (exit 2); chapter 05's E[x^2] - E[x]^2
-failing on shifted rows chosen from the command line while Welford passes. tour: --op runs
+kernel that cannot take the case refused by name (exit 2); a head view (--groups) passing;
+chapter 05's E[x^2] - E[x]^2 failing on shifted rows chosen from the command line while Welford
+passes. tour: --op runs
 only that op's kernels, its --json parses, and "x previous chapter" divides by the fastest
 passing kernel of the op from an earlier chapter.
 
@@ -108,11 +109,34 @@ def main() -> int:
         failures.append("the dumped y is not the LayerNorm of the dumped inputs")
 
     failures += check_refusal_and_distribution(normlab)
+    failures += check_head_view(normlab, scratch)
     failures += check_tour(normlab, scratch)
 
     for failure in failures:
         print("FAILED:", failure)
     return 1 if failures else 0
+
+
+def check_head_view(normlab, scratch):
+    """--groups: a head view (x's rows in groups of 7, each token's group followed by a gap)
+    PASSes through the default kernel, chapter 09's and chapter 08's backward; the dumped x holds
+    a group stride for each group, named in case.json."""
+    failures = []
+    dump = os.path.join(scratch, "check_head_view")
+    view = ["--dtype", "bf16", "--rows", "693", "--cols", "128", "--groups", "7",
+            "--group-gap", "384"]
+    for op, extra in (("rmsnorm", ["--dump", dump]), ("layernorm", ["--kernel", "ch09_layernorm"]),
+                      ("rmsnorm_backward", []), ("layernorm_backward", ["--misalign", "1"])):
+        result = run(normlab, "--op", op, *view, *extra)
+        if result.returncode != 0 or not result.stdout.startswith("PASS"):
+            failures.append(f"the {op} head view did not PASS")
+    with open(os.path.join(dump, "case.json")) as f:
+        x = json.load(f)["files"]["x"]
+    if (x.get("group_rows"), x.get("group_stride")) != (7, 7 * 128 + 384):
+        failures.append(f"case.json's x does not name its groups: {x}")
+    if os.path.getsize(os.path.join(dump, "x.bin")) != 99 * (7 * 128 + 384) * 2:
+        failures.append("x.bin does not hold a group stride for each of the 99 groups")
+    return failures
 
 
 def check_refusal_and_distribution(normlab):

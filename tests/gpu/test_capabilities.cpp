@@ -71,6 +71,12 @@ std::vector<Variant> variants_of(const KernelEntry& kernel) {
     bias.shape.bias = true;
     out.push_back({"RMSNorm with a bias", bias});
   }
+  if (kernel.op != Op::copy) {
+    Case head_view = base;  // x's rows in groups of 5, a gap after each (poisoned)
+    head_view.group_rows = 5;
+    head_view.group_gap = 2 * base.shape.cols;
+    out.push_back({"head view (two-level rows of x)", head_view});
+  }
   if (is_backward(kernel.op)) {
     Case fused = base;
     fused.residual_gradient = true;

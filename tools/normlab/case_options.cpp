@@ -24,6 +24,11 @@ const char* const kCaseOptionsUsage =
     "  --row-stride S            elements between rows (S >= N; default N)\n"
     "  --misalign E              shift every activation's base by E elements, 0 to 63\n"
     "                            (default 0)\n"
+    "  --groups G                x's rows in groups of G >= 2 (a head view: G heads of a\n"
+    "                            token), the groups apart by G rows and a gap; the norms and\n"
+    "                            their backward\n"
+    "  --group-gap E             elements after each group of --groups (default: one row\n"
+    "                            stride)\n"
     "  --no-weight               no weight (scale 1)\n"
     "  --bias                    a bias (RMSNorm's ops too: y = x * rstd * w + b)\n"
     "  --dresidual               backward: add a residual gradient into dx (fused add + norm)\n"
@@ -61,6 +66,10 @@ bool CaseOptions::take(CommandLine& line) {
     row_stride_ = line.integer(1);
   } else if (line.is("--misalign")) {
     misalign_ = line.integer(0, 63);
+  } else if (line.is("--groups")) {
+    groups_ = line.integer(2);
+  } else if (line.is("--group-gap")) {
+    group_gap_ = line.integer(0);
   } else if (line.is("--no-weight")) {
     no_weight_ = true;
   } else if (line.is("--bias")) {
@@ -105,6 +114,23 @@ Case CaseOptions::finish(Case c) const {
                                 std::to_string(stride) +
                                 ") is more elements than can be addressed");
   }
+  if (group_gap_ && !groups_) refuse_option("--group-gap", "needs --groups");
+  const std::int64_t gap = group_gap_.value_or(stride);
+  if (groups_) {
+    if (is_add(*op_)) {
+      refuse_option("--groups", std::string("needs a norm or its backward: ") + name_of(*op_) +
+                                    " reads x one stride a row");
+    }
+    if (in_place_ && !is_backward(*op_))
+      refuse_option("--groups", "y cannot lie over x whose rows are in groups (--in-place)");
+    // The groups' elements, as the rows' above.
+    const std::int64_t most = std::numeric_limits<std::int64_t>::max() / 16;
+    const std::int64_t groups = (*rows_ + *groups_ - 1) / *groups_;
+    if (*groups_ > most / stride || gap > most - *groups_ * stride ||
+        (groups > 0 && *groups_ * stride + gap > most / groups)) {
+      refuse_option("--groups", "with its gap places x's rows past what can be addressed");
+    }
+  }
   if (residual_gradient_ && !is_backward(*op_))
     refuse_option("--dresidual", "needs --op rmsnorm_backward or layernorm_backward");
   if (dy_dtype_ && !is_backward(*op_))
@@ -134,6 +160,8 @@ Case CaseOptions::finish(Case c) const {
              .residual_dtype = residual_dtype_};
   c.pad = stride - *cols_;
   c.misalign = misalign_;
+  c.group_rows = groups_.value_or(0);
+  c.group_gap = groups_ ? gap : 0;
   c.eps = eps_;
   c.weight_plus_one = weight_plus_one_;
   c.in_place = in_place_;

@@ -34,7 +34,7 @@ class CaseOptions {
   std::optional<Op> op_;
   DType dtype_ = DType::f32;
   std::optional<DType> weight_dtype_, dy_dtype_, residual_dtype_;  // unset: dtype_
-  std::optional<std::int64_t> rows_, cols_, row_stride_;
+  std::optional<std::int64_t> rows_, cols_, row_stride_, groups_, group_gap_;
   std::int64_t misalign_ = 0;
   float eps_ = 1e-5f;
   bool no_weight_ = false, bias_ = false, residual_gradient_ = false, weight_plus_one_ = false,

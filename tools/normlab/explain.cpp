@@ -52,6 +52,10 @@ std::string describe_call(const Case& c) {
   if (s.bias) text += ", bias";
   if (c.pad != 0) text += ", row stride " + std::to_string(activation_stride(c));
   if (c.misalign != 0) text += ", misalign " + std::to_string(c.misalign);
+  if (c.group_rows > 1) {
+    text += ", x in groups of " + std::to_string(c.group_rows) + " rows " +
+            std::to_string(group_stride(c)) + " apart";
+  }
   if (c.weight_plus_one) text += ", (1 + w)";
   if (c.in_place) text += ", in place";
   if (c.residual_gradient) text += ", dresidual";

@@ -14,6 +14,16 @@ void validate_shape(const char* function, std::int64_t rows, std::int64_t cols);
 /// A rows x cols tensor: non-null when rows > 0, and stride >= cols.
 void validate_tensor(const char* function, const char* name, const void* data, std::int64_t rows,
                      std::int64_t cols, std::int64_t stride);
+/// Two-level rows of a rows x cols tensor (x of a head view: groups of @p group_rows rows
+/// @p stride apart, the groups @p group_stride apart; row_offset in kernels/general.cuh):
+/// group_rows >= 0, and with two levels (group_rows > 1) group_rows and group_stride below 2^31
+/// and fewer than 2^32 rows (the kernels keep them in 32 bits), group_stride >= cols and the
+/// furthest
+/// element's offset within 64 bits (stride >= cols is validate_tensor's). Errors name
+/// @p name + "_group_rows" or "_group_stride".
+void validate_row_groups(const char* function, const char* name, std::int64_t rows,
+                         std::int64_t cols, std::int64_t stride, std::int64_t group_rows,
+                         std::int64_t group_stride);
 /// A vector of cols parameters: non-null (call only when the parameter is required).
 void validate_vector(const char* function, const char* name, const void* data);
 /// eps >= 0 and not NaN.

@@ -29,17 +29,24 @@ struct UnsetBytes : std::allocator<unsigned char> {
 
 /// Host copy of a tensor as the device sees it: @p rows rows of @p cols elements, each row
 /// @p stride elements apart. The elements between cols and stride are the row's guard band.
+/// With two-level rows (x of a head view) the rows come in groups of @p group_rows rows, the
+/// groups @p group_stride elements apart; the elements between a group's last row and the next
+/// group are the group's guard band.
 class HostMatrix {
  public:
   HostMatrix() = default;
-  /// Allocates rows x stride elements (stride 0 means cols), every byte poisoned (on every
-  /// core).
-  HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride = 0);
+  /// Allocates rows x stride elements (stride 0 means cols), or with groups (group_rows > 1) a
+  /// group_stride for each group begun, every byte poisoned (on every core). group_stride must
+  /// hold a group's rows: at least group_rows x stride.
+  HostMatrix(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t stride = 0,
+             std::int64_t group_rows = 0, std::int64_t group_stride = 0);
 
   DType dtype() const noexcept { return dtype_; }
   std::int64_t rows() const noexcept { return rows_; }
   std::int64_t cols() const noexcept { return cols_; }
   std::int64_t stride() const noexcept { return stride_; }
+  std::int64_t group_rows() const noexcept { return group_rows_; }  ///< 0: one level
+  std::int64_t group_stride() const noexcept { return group_stride_; }
   void* data() noexcept { return bytes_.data(); }
   const void* data() const noexcept { return bytes_.data(); }
   std::size_t bytes() const noexcept { return bytes_.size(); }
@@ -54,8 +61,11 @@ class HostMatrix {
   std::vector<double> to_dense(std::int64_t first_row, std::int64_t rows) const;
 
  private:
+  // Element index of (row, col).
+  std::size_t index(std::int64_t row, std::int64_t col) const;
+
   DType dtype_ = DType::f32;
-  std::int64_t rows_ = 0, cols_ = 0, stride_ = 0;
+  std::int64_t rows_ = 0, cols_ = 0, stride_ = 0, group_rows_ = 0, group_stride_ = 0;
   std::vector<unsigned char, UnsetBytes> bytes_;
 };
 

@@ -39,6 +39,13 @@ struct NormCall {
   // Forward.
   const void* x = nullptr;
   std::int64_t x_stride = 0;
+  /// The norms and their backward: x's rows in two levels (a head view, [tokens, heads,
+  /// head_dim] sliced from a fused projection, whose token stride is not heads x head_dim):
+  /// groups of x_group_rows rows x_stride apart, the groups x_group_stride apart, so that row r
+  /// starts at (r / x_group_rows) * x_group_stride + (r % x_group_rows) * x_stride
+  /// (Capabilities::two_level_rows). 0 or 1: one level. Every other tensor has one stride.
+  std::int64_t x_group_rows = 0;
+  std::int64_t x_group_stride = 0;
   const void* residual = nullptr;  ///< add + norm: the residual r
   std::int64_t residual_stride = 0;
   void* y = nullptr;
@@ -89,6 +96,9 @@ struct Capabilities {
   bool weight_plus_one = false;      ///< scales by (1 + w)
   bool in_place = false;             ///< y may alias x (add + norm: residual_out the residual)
   bool strided = true;               ///< row strides other than cols
+  /// x's rows in two levels (NormCall::x_group_rows), for the norms and their backward; add +
+  /// norm reads x one stride a row whatever a kernel declares.
+  bool two_level_rows = false;
   /// Bytes every pointer and row start must be aligned to, a power of two; 0 means the element
   /// size (the kernel checks alignment and falls back to narrower accesses itself).
   int alignment_bytes = 0;
@@ -114,8 +124,10 @@ struct Requirements {
   bool in_place = false;  ///< an output over its input: y over x (add + norm: residual_out over
                           ///< residual; backward: dx over dy)
   bool strided = false;   ///< some activation's row stride is not cols
+  bool two_level_rows = false;  ///< x's rows in groups (NormCall::x_group_rows > 1)
   /// Powers of two, at most kMostAlignment: every activation's base address, and every
-  /// activation's row stride in bytes, is a multiple of them (Capabilities::alignment_bytes).
+  /// activation's row stride in bytes (x's group stride too), is a multiple of them
+  /// (Capabilities::alignment_bytes).
   int base_alignment = kMostAlignment;
   int pitch_alignment = kMostAlignment;
   bool statistics = false;         ///< per-row mean / rstd asked for (forward ops)

@@ -106,6 +106,9 @@ const HostMatrix& at(const HostTensors& tensors, Tensor tensor);
 
 /// The row stride of activations in case @p c (cols + pad).
 std::int64_t activation_stride(const Case& c);
+/// The stride of x's groups of rows in case @p c (Case::group_rows): group_rows rows and the
+/// gap after them; 0 for one level.
+std::int64_t group_stride(const Case& c);
 
 /// Every input of @p c, filled on every core: activations with guard bands (poisoned) from
 /// Case::input with a seed per tensor, weights near 1 (near 0 for 1 + w), and for the backward

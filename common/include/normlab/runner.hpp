@@ -26,8 +26,13 @@ struct Case {
   bool weight_plus_one = false;
   std::int64_t pad = 0;       ///< guard elements after each row of every activation
   std::int64_t misalign = 0;  ///< elements every activation's base pointer is shifted by
-  bool in_place = false;      ///< y over x; for add + norm, h over the residual
-  bool statistics = false;    ///< ask for per-row mean / rstd (kernels that write them)
+  /// x's rows in two levels (a head view, NormCall::x_group_rows): groups of group_rows rows
+  /// cols + pad apart, each group followed by group_gap poisoned elements before the next (the
+  /// other heads of a fused projection). 0 or 1: one level. The norms and their backward only.
+  std::int64_t group_rows = 0;
+  std::int64_t group_gap = 0;
+  bool in_place = false;    ///< y over x; for add + norm, h over the residual
+  bool statistics = false;  ///< ask for per-row mean / rstd (kernels that write them)
   /// Backward ops: also pass dresidual, the gradient reaching h from the residual stream (fused
   /// add + norm backward), which the kernel adds into dx.
   bool residual_gradient = false;
@@ -37,8 +42,8 @@ struct Case {
 };
 
 /// What @p c asks of a kernel (KernelEntry::refusal), its activations laid out as the Workspace
-/// lays them: misalign elements past a 256-byte boundary, rows cols + pad elements apart. The
-/// compute capability is left to the current device.
+/// lays them: misalign elements past a 256-byte boundary, rows cols + pad elements apart (x's
+/// groups group_stride(c) apart). The compute capability is left to the current device.
 Requirements requirements_of(const Case& c);
 
 /// The reports of every output of one verified case.
@@ -79,7 +84,8 @@ class Workspace {
   /// Writes the inputs and the results of the last verify() into @p directory (created if
   /// missing) as raw little-endian files in their dtypes, one per tensor of the op's table
   /// that the case has (x.bin, residual.bin, weight.bin, bias.bin, y.bin, residual_out.bin,
-  /// dy.bin, dx.bin, ...; activations rows x stride elements, parameters cols, statistics
+  /// dy.bin, dx.bin, ...; activations rows x stride elements (x in groups: group_stride a group,
+  /// with group_rows and group_stride in its entry), parameters cols, statistics
   /// rows), and case.json naming the op, dtypes, shape, eps and each file's dtype, rows, cols
   /// and stride. Throws std::logic_error before the first verify(), std::runtime_error when a
   /// file cannot be written.

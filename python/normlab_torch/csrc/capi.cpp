@@ -66,6 +66,8 @@ NormCall to_norm_call(const normlab_call* c) {
           .eps = c->eps,
           .x = c->x,
           .x_stride = c->x_stride,
+          .x_group_rows = c->x_group_rows,
+          .x_group_stride = c->x_group_stride,
           .residual = c->residual,
           .residual_stride = c->residual_stride,
           .y = c->y,
@@ -158,6 +160,8 @@ size_t normlab_call_layout(size_t* size, size_t* fields, size_t capacity) {
       NORMLAB_FIELD(dy_dtype),
       NORMLAB_FIELD(residual_dtype_given),
       NORMLAB_FIELD(residual_dtype),
+      NORMLAB_FIELD(x_group_rows),
+      NORMLAB_FIELD(x_group_stride),
   };
 #undef NORMLAB_FIELD
   const std::size_t entries = sizeof(layout) / sizeof(layout[0]);

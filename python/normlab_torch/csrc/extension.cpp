@@ -162,18 +162,51 @@ int64_t row_stride_or_none(const Tensor& tensor) {
   return row_stride >= cols ? row_stride : -1;
 }
 
+// ops.py's _not_rows: the ValueError for @p tensor's layout, naming @p name.
+[[noreturn]] void not_rows(const char* name, const Tensor& tensor) {
+  const std::string named(name);
+  value_error(named + " (shape " + tuple_text(tensor.sizes()) + ", strides " +
+              tuple_text(tensor.strides()) +
+              ") is not rows one stride apart with a unit inner stride; pass a contiguous copy (" +
+              named + ".contiguous())");
+}
+
 // ops.py's _row_stride: row_stride_or_none, or a ValueError naming @p name.
 int64_t row_stride(const char* name, const Tensor& tensor) {
   const int64_t stride = row_stride_or_none(tensor);
-  if (stride < 0) {
-    const std::string named(name);
-    value_error(
-        named + " (shape " + tuple_text(tensor.sizes()) + ", strides " +
-        tuple_text(tensor.strides()) +
-        ") is not rows one stride apart with a unit inner stride; pass a contiguous copy (" +
-        named + ".contiguous())");
-  }
+  if (stride < 0) not_rows(name, tensor);
   return stride;
+}
+
+// ops.py's _x_rows_or_none: x's rows as a norm and its backward take them, one stride apart
+// (group_rows 0) or in two levels (a head view: heads rows stride apart in a token, the tokens
+// group_stride apart), the leading dimensions collapsed where they can be; more_levels where
+// more than two remain; stride -1 where the last dimension's stride is not 1 or a level's
+// stride is below the row.
+struct XRows {
+  int64_t stride = -1, group_rows = 0, group_stride = 0;
+  bool more_levels = false;
+};
+
+XRows x_rows_or_none(const Tensor& tensor) {
+  const int64_t cols = tensor.size(-1);
+  if (tensor.is_contiguous()) return {cols};
+  if (cols > 1 && tensor.stride(-1) != 1) return {};
+  std::array<std::array<int64_t, 2>, 3> levels{};  // {size, stride}, the innermost first
+  int count = 0;
+  for (int64_t d = tensor.dim() - 2; d >= 0; --d) {
+    if (tensor.size(d) == 1) continue;
+    if (count > 0 && tensor.stride(d) == levels[count - 1][0] * levels[count - 1][1]) {
+      levels[count - 1][0] *= tensor.size(d);
+      continue;
+    }
+    if (count == 2) return {.more_levels = true};
+    levels[count++] = {tensor.size(d), tensor.stride(d)};
+  }
+  for (int i = 0; i < count; ++i)
+    if (levels[i][1] < cols) return {};
+  if (count < 2) return {count == 1 ? levels[0][1] : cols};
+  return {levels[0][1], levels[0][0], levels[1][1]};
 }
 
 // ops.py's _check_norm (without out=, which ops.py keeps): every check of a forward call.
@@ -193,8 +226,13 @@ double check_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, py:
   if (!(value >= 0 && value < INFINITY))
     value_error("eps must be a finite number >= 0, got " + std::string(py::repr(eps)));
   if (x.numel() != 0) {
-    row_stride("x", x);
-    if (residual != nullptr) row_stride("residual", *residual);
+    if (residual == nullptr) {  // a norm's x: one stride, two levels, or more (copied)
+      const XRows rows = x_rows_or_none(x);
+      if (rows.stride < 0 && !rows.more_levels) not_rows("x", x);
+    } else {
+      row_stride("x", x);
+      row_stride("residual", *residual);
+    }
   }
   return value;
 }
@@ -383,6 +421,23 @@ Tensor parameter_gradient(const Tensor& parameter, at::ScalarType type, const Te
   return parameter.defined() ? at::empty({x.size(-1)}, x.options().dtype(type)) : Tensor();
 }
 
+// ops.py's _x_rows: x of a norm or its backward into @p call, its rows one stride apart or in
+// two levels; where they have more, a contiguous copy, which @p copy keeps until the launch.
+void put_x(normlab_call& call, const Tensor& x, Tensor& copy) {
+  const XRows rows = x_rows_or_none(x);
+  if (rows.more_levels) {
+    copy = x.contiguous();
+    call.x = copy.data_ptr();
+    call.x_stride = call.cols;
+    return;
+  }
+  if (rows.stride < 0) not_rows("x", x);
+  call.x = x.data_ptr();
+  call.x_stride = rows.stride;
+  call.x_group_rows = rows.group_rows;
+  call.x_group_stride = rows.group_stride;
+}
+
 // The forward of an RMSNorm or LayerNorm (@p op) of x into y, with the statistics where given
 // (defined), the parameters where present.
 void run_forward(int32_t op, const Tensor& x, const Tensor& y, const Tensor& weight,
@@ -390,8 +445,8 @@ void run_forward(int32_t op, const Tensor& x, const Tensor& y, const Tensor& wei
                  const Tensor& rstd) {
   if (!x.is_cuda()) return;  // meta: no memory, nothing to launch
   normlab_call call = call_over(op, x, parameter_type(x, weight, bias), gemma, eps);
-  call.x = x.data_ptr();
-  call.x_stride = row_stride("x", x);
+  Tensor copy;
+  put_x(call, x, copy);
   call.y = y.data_ptr();
   call.y_stride = call.cols;
   call.weight = pointer_or_null(weight);
@@ -415,8 +470,8 @@ void run_backward(int32_t op, const Tensor& dy, const Tensor& x, const Tensor& d
   }
   call.dy = dy.data_ptr();
   call.dy_stride = row_stride("dy", dy);
-  call.x = x.data_ptr();
-  call.x_stride = row_stride("x", x);
+  Tensor copy;
+  put_x(call, x, copy);
   call.dx = dx.data_ptr();
   call.dx_stride = call.cols;
   call.weight = pointer_or_null(weight);

@@ -17,7 +17,7 @@ extern "C" {
 #define NORMLAB_CAPI_EXPORT __attribute__((visibility("default")))
 
 /// Raised when normlab_call changes layout: a caller built against another layout must refuse.
-#define NORMLAB_CAPI_ABI_VERSION 3
+#define NORMLAB_CAPI_ABI_VERSION 4
 
 /// normlab::Op, value for value.
 enum normlab_op {
@@ -95,6 +95,11 @@ typedef struct normlab_call {
   /// normlab_dtype; fp32 with fp16 or bf16 x) rather than in dtype; a zeroed call keeps dtype.
   int32_t residual_dtype_given;
   int32_t residual_dtype;
+  /// The norms and their backward: x's rows in two levels (a head view), groups of
+  /// x_group_rows rows x_stride apart, the groups x_group_stride apart; a zeroed call (0, or 1)
+  /// keeps one level.
+  int64_t x_group_rows;
+  int64_t x_group_stride;
 } normlab_call;
 
 /// NORMLAB_CAPI_ABI_VERSION of the library.
