@@ -595,29 +595,29 @@ HEAD_VIEWS = [(99, 14, 7, 64), (37, 5, 3, 100), (819, 48, 32, 128), (3, 3, 2, 40
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_head_views_forward_and_gradients(generator, tokens, buffer_heads, heads, head_dim, dtype,
                                           backend):
-    """q = qkv[:, :heads, :] normalised where it is (two levels of rows), k of the same buffer
-    too, against float64; the gradients reach the buffer's slices and nothing else."""
+    """q = qkv[:, :heads, :] normalised where it is (two levels of rows), k of the heads after
+    it (a grouped-query projection's), against float64; the gradients reach the buffer's slices
+    and nothing else."""
     qkv = ref.activations((tokens, buffer_heads, head_dim), dtype, generator).requires_grad_()
     w = ref.parameter(head_dim, torch.float32, generator).requires_grad_()
     b = ref.parameter(head_dim, torch.float32, generator, 0.0).requires_grad_()
-    q, k = qkv[:, :heads, :], qkv[:, buffer_heads - heads:, :]
+    k_heads = max(1, (buffer_heads - heads) // 2)
+    q, k = qkv[:, :heads, :], qkv[:, heads:heads + k_heads, :]
     assert q.stride() == (buffer_heads * head_dim, head_dim, 1)
     yq, yk = nt.rms_norm(q, w, EPS), nt.layer_norm(k, w, b, EPS)
     assert_close("y of q", yq, ref.rms_norm(q, w, EPS), dtype)
     assert_close("y of k", yk, ref.layer_norm(k, w, b, EPS), dtype)
-    dq, dk = (ref.activations(q.shape, dtype, generator) for _ in range(2))
+    dq, dk = ref.activations(q.shape, dtype, generator), ref.activations(k.shape, dtype, generator)
     want_q = ref.gradients(lambda x, w: ref.rms_norm(x, w, EPS), dq, q, w)
     want_k = ref.gradients(lambda x, w, b: ref.layer_norm(x, w, b, EPS), dk, k, w, b)
     torch.autograd.backward([yq, yk], [dq, dk])
-    rows = tokens * heads
-    # Where q and k overlap, autograd adds the two gradients as they are stored (in dtype): the
-    # float64 reference is rounded the same way before the sum.
     expected = torch.zeros_like(qkv, dtype=torch.float64)
-    expected[:, buffer_heads - heads:] += want_k[0].to(dtype).double()
-    expected[:, :heads] += want_q[0].to(dtype).double()
-    assert_close("dqkv", qkv.grad, expected.to(dtype).double(), dtype)
-    assert_close("dweight", w.grad, want_q[1] + want_k[1], torch.float32, 2 * rows)
-    assert_close("dbias", b.grad, want_k[2], torch.float32, rows)
+    expected[:, :heads] = want_q[0]
+    expected[:, heads:heads + k_heads] = want_k[0]
+    assert_close("dqkv", qkv.grad, expected, dtype)
+    assert_close("dweight", w.grad, want_q[1] + want_k[1], torch.float32,
+                 tokens * (heads + k_heads))
+    assert_close("dbias", b.grad, want_k[2], torch.float32, tokens * k_heads)
 
 
 def test_head_views_through_out_compile_and_three_levels(generator, backend):
