@@ -50,11 +50,15 @@ constexpr int blocks_per_sm(int threads) {
 // two from 2) up to the portable 8; past that 16 blocks of the widest shape. Fewer, smaller
 // blocks a row leave more clusters, so more rows in flight. Rows off the grid keep 2 vectors a
 // thread: their element-by-element edges spilled with 4.
+constexpr ClusterRows kOnGrid[] = {{2, 256, 8}, {4, 256, 8}, {4, 512, 8}, {4, 512, 16}};
+constexpr ClusterRows kOffGrid[] = {{2, 256, 8}, {2, 256, 16}};
+
+std::span<const ClusterRows> shapes_for(bool aligned) {
+  return aligned ? std::span<const ClusterRows>(kOnGrid) : std::span<const ClusterRows>(kOffGrid);
+}
+
 ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
-  const ClusterRows on_grid[] = {{2, 256, 8}, {4, 256, 8}, {4, 512, 8}, {4, 512, 16}};
-  const ClusterRows off_grid[] = {{2, 256, 8}, {2, 256, 16}};
-  for (const ClusterRows& shape :
-       aligned ? std::span<const ClusterRows>(on_grid) : std::span<const ClusterRows>(off_grid)) {
+  for (const ClusterRows& shape : shapes_for(aligned)) {
     const std::int64_t per_block = std::int64_t{shape.vectors} * shape.threads;
     int blocks = shape.blocks == 16 ? 16 : 2;
     while (blocks < shape.blocks && blocks * per_block < chunks)
@@ -87,7 +91,7 @@ constexpr std::size_t shared_sums_bytes() {
 
 // Whether a kernel loads the next row ahead (backward_cluster): where the registers hold it, all
 // but 16-bit LayerNorm off the 16-byte grid (its element-by-element edges spilled with it).
-template <typename T, typename P, int kVectors, bool kCentre, bool kAligned>
+template <typename T, bool kCentre, bool kAligned>
 inline constexpr bool kLoadsAhead = kAligned || !kCentre || sizeof(T) == 4;
 
 // A thread's column sums of dy * x_hat (and of dy, LayerNorm: kSums 2) over the rows its cluster
@@ -111,7 +115,7 @@ struct ColumnSums {
 
 // [cluster_backward]
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
-          bool kAhead = kLoadsAhead<T, P, kVectors, kCentre, kAligned>>
+          bool kAhead = kLoadsAhead<T, kCentre, kAligned>>
 __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
     backward_cluster(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -283,7 +287,8 @@ void run(const char* fn, const Gradients<T, P>& g, cudaStream_t stream) {
 }  // namespace
 
 std::int64_t cluster_backward_chunks(bool aligned) {
-  return std::int64_t{16} * (aligned ? 512 * 4 : 256 * 2);
+  const ClusterRows& widest = shapes_for(aligned).back();
+  return std::int64_t{widest.blocks} * widest.threads * widest.vectors;
 }
 
 std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,

@@ -29,6 +29,15 @@ void run_typed(const NormCall& call, Reduction reduction, cudaStream_t stream) {
       kFunction, call, [&]<typename T, typename P>() { run_op<T, P>(call, reduction, stream); });
 }
 
+// Refuses, naming the op, a call that is not a backward op.
+void check_backward_op(const char* fn, const NormCall& call) {
+  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, fn, "op",
+                 [&] {
+                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
+                          name_of(call.op) + ")";
+                 });
+}
+
 constexpr std::size_t kScratchAlignment = 256;
 
 std::size_t aligned_up(std::size_t bytes) {
@@ -118,11 +127,7 @@ std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape) 
 }
 
 void run(const NormCall& call, Reduction reduction, cudaStream_t stream) {
-  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, kFunction,
-                 "op", [&] {
-                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
-                          name_of(call.op) + ")";
-                 });
+  check_backward_op(kFunction, call);
   if (call.dy_dtype && *call.dy_dtype != call.dtype) return run_widened(call, reduction, stream);
   run_typed(call, reduction, stream);
 }
@@ -134,11 +139,7 @@ std::size_t cluster_scratch_bytes(bool centre, const Shape& shape) {
 
 void run_cluster(const NormCall& call, cudaStream_t stream) {
   constexpr const char* kCluster = "kernels::backward::run_cluster";
-  check_argument(call.op == Op::rmsnorm_backward || call.op == Op::layernorm_backward, kCluster,
-                 "op", [&] {
-                   return std::string("must be rmsnorm_backward or layernorm_backward (got ") +
-                          name_of(call.op) + ")";
-                 });
+  check_backward_op(kCluster, call);
   check_argument(!call.dy_dtype || *call.dy_dtype == call.dtype, kCluster, "dy_dtype", [&] {
     return std::string("must be x's dtype (") + name_of(call.dtype) + ") for a row over a cluster";
   });
