@@ -48,22 +48,32 @@ static_assert(sizeof(Tensors<float, float>) == 128 && sizeof(Tensors<__half, __h
               "x_group_rows and x_group_stride fill Tensors' padding");
 
 // [row_offset]
-/// Where row @p r of a tensor starts, in elements. One level: r * stride. Two levels (x of a
-/// head view, [tokens, heads, head_dim] sliced from a fused projection, whose token stride is
-/// not heads x head_dim): the rows come in groups of @p group_rows rows @p stride apart, the
-/// groups @p group_stride apart, so row r is row r % group_rows of group r / group_rows.
-/// group_rows 0 or 1 is one level. With two levels r and group_rows must be below 2^32 (the
-/// launchers refuse more rows: validate_row_groups): the quotient is taken in 32 bits, inline,
-/// where a 64-bit one is a call that makes the register-capped kernels spill.
-__host__ __device__ inline std::int64_t row_offset(std::int64_t r, std::int64_t stride,
-                                                   std::int64_t group_rows,
-                                                   std::int64_t group_stride) {
-  if (group_rows <= 1) return r * stride;
+/// Where row @p r of x starts, in elements, with two levels (x of a head view, [tokens, heads,
+/// head_dim] sliced from a fused projection, whose token stride is not heads x head_dim): the
+/// rows come in groups of @p group_rows rows @p stride apart, the groups @p group_stride apart,
+/// so row r is row r % group_rows of group r / group_rows. group_rows >= 2, and r and group_rows
+/// below 2^32 (the launchers refuse more rows: validate_row_groups): the quotient is taken in 32
+/// bits, inline, where a 64-bit one is a call that makes the register-capped kernels spill. The
+/// kernels compiled for head views (kTwoLevel), which their launchers launch only for
+/// x_group_rows >= 2, call it directly: row_offset's one-level branch cost those capped kernels
+/// registers, and so blocks an SM, over their one-level twins.
+__host__ __device__ inline std::int64_t grouped_row_offset(std::int64_t r, std::int64_t stride,
+                                                           std::int64_t group_rows,
+                                                           std::int64_t group_stride) {
   const std::uint32_t group =
       static_cast<std::uint32_t>(r) / static_cast<std::uint32_t>(group_rows);
   const std::uint32_t within =
       static_cast<std::uint32_t>(r) - group * static_cast<std::uint32_t>(group_rows);
   return group * group_stride + within * stride;
+}
+
+/// Where row @p r of a tensor starts, in elements: r * stride for @p group_rows 0 or 1 (one
+/// level), else grouped_row_offset's two levels.
+__host__ __device__ inline std::int64_t row_offset(std::int64_t r, std::int64_t stride,
+                                                   std::int64_t group_rows,
+                                                   std::int64_t group_stride) {
+  if (group_rows <= 1) return r * stride;
+  return grouped_row_offset(r, stride, group_rows, group_stride);
 }
 // [row_offset]
 

@@ -156,4 +156,10 @@ TEST_CASE("row_offset: row r % G of group r / G, one level for G of 0 or 1", "[c
   // The largest row two levels take, its offset past 2^32 elements.
   const std::int64_t last = (std::int64_t{1} << 32) - 1;
   CHECK(row_offset(last, 3, 7, 100) == last / 7 * 100 + last % 7 * 3);
+  // The head-view kernels' two levels without the one-level branch: the same offsets for G >= 2.
+  using normlab::kernels::grouped_row_offset;
+  CHECK(grouped_row_offset(8192 * 32 - 1, 128, 32, 6144) ==
+        row_offset(8192 * 32 - 1, 128, 32, 6144));
+  CHECK(grouped_row_offset(last, 3, 7, 100) == row_offset(last, 3, 7, 100));
+  CHECK(grouped_row_offset(5, 64, 2, 999) == 2 * 999 + 64);
 }
