@@ -162,7 +162,10 @@ KernelEntry cluster_backward(Op op, BackwardBug bug) {
   check_argument(bug != BackwardBug::racy_atomicless, fn, "bug",
                  "must not be racy_atomicless: it redoes the sums with chapter 08's row kernel, "
                  "which holds at most 4096 columns");
-  const KernelEntry& base = *find_kernel(std::string("ch10_") + normlab::name_of(op));
+  const std::string base_name = std::string("ch10_") + normlab::name_of(op);
+  const KernelEntry* found = find_kernel(base_name);
+  check_argument(found != nullptr, fn, "op", [&] { return "has no " + base_name + " registered"; });
+  const KernelEntry& base = *found;
   Capabilities can = base.can;  // sm_90, rows up to 512 KiB, options, strides and alignment
   can.dtypes = {DType::f32, DType::bf16};  // the wrong steps' instantiations
   can.fp32_parameters = false;             // and theirs only: parameters in x's dtype
