@@ -108,6 +108,15 @@ void run_planned(benchmark::State& state, Op op) {
   time_on_cpu(state, [&] { normlab::run(t.call, plan, nullptr); });
 }
 
+void entry(benchmark::State& state, Op op) {
+  if (!have_gpu()) return state.SkipWithError("no usable CUDA GPU");
+  Tensors t(op);
+  const normlab::Plan plan = normlab::plan(t.call);
+  const normlab::KernelEntry& launched = plan.launched != nullptr ? *plan.launched : *plan.kernel;
+  const normlab::Launcher& launcher = plan.prepared ? plan.prepared : launched.launch;
+  time_on_cpu(state, [&] { launcher(t.call, nullptr); });
+}
+
 void plan(benchmark::State& state, Op op) {
   if (!have_gpu()) return state.SkipWithError("no usable CUDA GPU");
   Tensors t(op);
@@ -129,6 +138,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("run/" + name).c_str(), run, op)->UseManualTime();
     benchmark::RegisterBenchmark(("run_planned/" + name).c_str(), run_planned, op)->UseManualTime();
     benchmark::RegisterBenchmark(("plan/" + name).c_str(), plan, op)->UseManualTime();
+    benchmark::RegisterBenchmark(("entry/" + name).c_str(), entry, op)->UseManualTime();
   }
   benchmark::RegisterBenchmark("launch/empty_kernel", launch_empty_kernel)->UseManualTime();
   benchmark::Initialize(&argc, argv);

@@ -59,8 +59,9 @@ std::size_t scratch_of(const KernelEntry& kernel, const Shape& shape);
 Plan plan(const NormCall& call, int compute_capability, std::span<const KernelEntry> kernels,
           const TunedTable* table = nullptr);
 
-/// normlab::plan(@p call) on the current device: validated on every call, planned once per
-/// layout (plan_cache.hpp's PlanKey) and then kept; the same object for every call like it.
+/// normlab::plan(@p call) on the current device: validated and planned once per layout
+/// (plan_cache.hpp's PlanKey, which holds everything validate() reads) and then kept; the same
+/// object for every call like it.
 std::shared_ptr<const Plan> planned(const NormCall& call);
 /// planned() for a launch: between the checks and the plan, a std::runtime_error saying so when
 /// no usable GPU or driver is present.

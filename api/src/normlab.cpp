@@ -44,10 +44,15 @@ void require_gpu() {
 }
 
 // The plan for @p call on the current device, and for a chapter 09 configuration its launch
-// sized once (Plan::prepared).
-std::shared_ptr<const Plan> kept_plan(const NormCall& call) {
+// sized once (Plan::prepared). The checks run when a layout is planned, before anything else
+// (and, for a launch, the GPU's presence next): they read only what PlanKey holds (dtypes,
+// shape, eps, strides, each tensor's presence and alignment, which outputs lie over their
+// inputs), and a refused call is never kept, so a call whose key finds a plan has passed them.
+std::shared_ptr<const Plan> kept_plan(const NormCall& call, bool for_launch) {
   const int device = dispatch::current_device();
-  return kept_plans().find_or_plan(call, device, [device](const NormCall& c) {
+  return kept_plans().find_or_plan(call, device, [device, for_launch](const NormCall& c) {
+    dispatch::validate(c);
+    if (for_launch) require_gpu();  // before planning, which may ask the GPU (its SMs)
     Plan made = dispatch::plan(c, 0, kernel_registry(), dispatch::tuned_table_of_device(device));
     const KernelEntry& launched = made.launched != nullptr ? *made.launched : *made.kernel;
     const dispatch::Candidate* candidate = dispatch::candidate_named(launched.name);
@@ -88,14 +93,11 @@ void launch(const NormCall& call, const Plan& chosen, const Launcher& launcher,
 namespace dispatch {
 
 std::shared_ptr<const Plan> planned(const NormCall& call) {
-  validate(call);  // every call: the checks read the pointers, which the key leaves out
-  return kept_plan(call);
+  return kept_plan(call, false);
 }
 
 std::shared_ptr<const Plan> planned_for_launch(const NormCall& call) {
-  validate(call);
-  require_gpu();  // before planning, which may ask the GPU (a scratch sized by its SMs)
-  return kept_plan(call);
+  return kept_plan(call, true);
 }
 
 }  // namespace dispatch

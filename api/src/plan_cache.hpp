@@ -21,11 +21,12 @@
 
 namespace normlab::dispatch {
 
-/// Everything a plan is made from, and nothing else. Addresses enter only through what the
-/// dispatcher reads of them: whether a tensor is given, its alignment (to the largest one any
-/// kernel asks for) and which outputs lie over their inputs. The pointers themselves do not, so a
-/// call on new tensors of the same layout finds the plan made for the last ones. The scratch is
-/// left out: plans say how much they need, and run() checks what the call holds.
+/// Everything a plan is made from, and everything validate() reads, and nothing else. Addresses
+/// enter only through what the dispatcher reads of them: whether a tensor is given, its alignment
+/// (to the largest one any kernel asks for) and which outputs lie over their inputs. The pointers
+/// themselves do not, so a call on new tensors of the same layout finds the plan made for the last
+/// ones. The scratch is left out: plans say how much they need, and run() checks what the call
+/// holds.
 class PlanKey {
  public:
   PlanKey() = default;  ///< no call's key
@@ -80,6 +81,8 @@ class PlanKey {
   // An address's offset within the largest alignment a kernel can ask for (kMostAlignment).
   static_assert(std::has_single_bit(static_cast<unsigned>(Requirements::kMostAlignment)));
   static constexpr std::uint64_t kAddressBits = Requirements::kMostAlignment - 1;
+  // So the key also holds each address's alignment to its element, which validate() checks.
+  static_assert(Requirements::kMostAlignment % sizeof(double) == 0);
   // The words the constructor puts: 10 scalars (op, the three dtypes and the residual stream's,
   // weight_plus_one, rows, cols, eps, device), 15 tensors of two words, x's two-level rows (group
   // rows and group stride) and 3 in-place flags.

@@ -898,6 +898,48 @@ TEST_CASE("kept plans are the dispatcher's: a call unlike the last is planned af
   CHECK(dispatch::planned(aligned) == dispatch::planned(moved(aligned, 4096)));
 }
 
+TEST_CASE("a kept plan never lets a refused call through: each refusal changes the key",
+          "[plan_cache]") {
+  // The checks run only when a layout is planned, so each way a call can be refused must give it
+  // another key than the well-formed call kept just before it (and than itself a moment ago).
+  const NormCall good = full_call(Op::add_rmsnorm, 64, 4096);
+  const std::vector<std::pair<std::string, std::function<void(NormCall&)>>> refusals = {
+      {"'op'", [](NormCall& c) { c.op = static_cast<Op>(99); }},
+      {"'dtype'", [](NormCall& c) { c.dtype = static_cast<DType>(99); }},
+      {"'weight_dtype'", [](NormCall& c) { c.weight_dtype = DType::f16; }},
+      {"'residual_dtype'", [](NormCall& c) { c.residual_dtype = DType::f16; }},
+      {"'rows'", [](NormCall& c) { c.rows = -1; }},
+      {"'cols'", [](NormCall& c) { c.cols = 0; }},
+      {"'eps'", [](NormCall& c) { c.eps = -1.0f; }},
+      {"'eps'", [](NormCall& c) { c.eps = std::numeric_limits<float>::quiet_NaN(); }},
+      {"'weight_plus_one'",
+       [](NormCall& c) {
+         c.weight = nullptr;
+         c.weight_plus_one = true;
+       }},
+      {"'x'", [](NormCall& c) { c.x = nullptr; }},
+      {"'x'", [](NormCall& c) { shift(c, Tensor::x, 1); }},
+      {"'x_stride'", [](NormCall& c) { restride(c, Tensor::x, 4095); }},
+      {"'residual'", [](NormCall& c) { shift(c, Tensor::residual, 257); }},
+      {"'rstd'", [](NormCall& c) { shift(c, Tensor::rstd, 2); }},
+      {"'residual_out_stride'",
+       [](NormCall& c) {
+         c.residual_out = const_cast<void*>(c.residual);
+         restride(c, Tensor::residual_out, 4104);
+       }},
+  };
+  for (const auto& [argument, refuse] : refusals) {
+    INFO(argument);
+    NormCall bad = good;
+    refuse(bad);
+    for (int round = 0; round < 2; ++round) {
+      CHECK_NOTHROW(normlab::plan(good));
+      CHECK_THROWS_WITH(normlab::plan(bad), Catch::Contains(argument));
+      CHECK_THROWS_WITH(normlab::plan(bad), Catch::Contains(argument));
+    }
+  }
+}
+
 TEST_CASE("run says that no usable GPU is present, before planning, naming no source file",
           "[dispatch]") {
   // A call of no rows launches nothing where a GPU is present; without one, run() must refuse

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Known-wrong backward kernels (chapter 08): each runs the chapter's default kernel, then
-// redoes one step wrongly, so that the one wrong output is the only difference.
+// Known-wrong backward kernels (chapter 08): each runs a correct kernel, chapter 08's default or
+// chapter 10's row over a cluster, then redoes one step wrongly, so that the one wrong output is
+// the only difference.
 #include "backward_wrong.hpp"
 
 #include <cuda_bf16.h>
@@ -84,7 +85,7 @@ void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
           <<<static_cast<unsigned int>((call.cols + kThreads - 1) / kThreads), kThreads, 0,
              stream>>>(g);
       break;
-    case BackwardBug::one_partial:  // the default kernel left its partial rows in scratch
+    case BackwardBug::one_partial:  // the base left its partial rows in scratch, dweight's first
       kernels::backward::sum_columns(g, g.scratch, 1, false, stream);  // dweight only
       break;
     case BackwardBug::racy_atomicless: {
@@ -101,13 +102,17 @@ void redo_wrongly(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
   NORMLAB_CHECK_LAUNCH();
 }
 
-void launch(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
-  const char* fn = "known_wrong::backward";
+// Runs @p base, then the wrong step of @p bug over its outputs. @p fn names the function in a
+// refusal.
+void launch(const KernelEntry& base, const char* fn, const NormCall& call, BackwardBug bug,
+            cudaStream_t stream) {
   check_argument(call.rows >= 1, fn, "rows", "must be at least 1");
-  check_argument(call.cols % 8 == 0 && call.cols <= 4096, fn, "cols",
-                 "must be a multiple of 8, at most 4096");
+  check_argument(call.dtype == DType::f32 || call.dtype == DType::bf16, fn, "dtype",
+                 "must be fp32 or bf16");
   check_argument(call.weight_dtype == call.dtype, fn, "weight_dtype", "must be the input dtype");
-  default_kernel(call.op)->launch(call, stream);
+  check_argument(call.dx != call.dy, fn, "dx",
+                 "must not be over dy: the wrong step reads dy after the base kernel wrote dx");
+  base.launch(call, stream);
   const bool centre = call.op == Op::layernorm_backward;
   if (call.dtype == DType::f32) {
     return centre ? redo_wrongly<float, true>(call, bug, stream)
@@ -117,12 +122,16 @@ void launch(const NormCall& call, BackwardBug bug, cudaStream_t stream) {
          : redo_wrongly<__nv_bfloat16, false>(call, bug, stream);
 }
 
+std::string name_of(BackwardBug bug) {
+  const char* bugs[] = {"no_projection", "bf16_dweight", "one_partial", "racy_atomicless"};
+  return bugs[static_cast<int>(bug)];
+}
+
 }  // namespace
 
 KernelEntry backward(Op op, BackwardBug bug) {
-  const char* bugs[] = {"no_projection", "bf16_dweight", "one_partial", "racy_atomicless"};
   const KernelEntry& base = *default_kernel(op);
-  return {.name = std::string("known_wrong_") + name_of(op) + "_" + bugs[static_cast<int>(bug)],
+  return {.name = std::string("known_wrong_") + normlab::name_of(op) + "_" + name_of(bug),
           .chapter = 8,
           .summary = "chapter 08's backward with one step done wrongly",
           .op = op,
@@ -132,13 +141,44 @@ KernelEntry backward(Op op, BackwardBug bug) {
                   .alignment_bytes = 16,
                   .max_cols = 4096,
                   .residual_gradient = true},
-          .launch = [bug](const NormCall& call, cudaStream_t stream) { launch(call, bug, stream); },
+          .launch =
+              [base, bug](const NormCall& call, cudaStream_t stream) {
+                const char* fn = "known_wrong::backward";
+                check_argument(call.cols % 8 == 0 && call.cols <= 4096, fn, "cols",
+                               "must be a multiple of 8, at most 4096");
+                launch(base, fn, call, bug, stream);
+              },
           .scratch_bytes =
               [base](const Shape& s) {
                 // The default kernel's partial rows, and at least the two rows the racy sums need.
                 return std::max(base.scratch_bytes(s),
                                 static_cast<std::size_t>(2 * s.cols) * sizeof(float));
               }};
+}
+
+KernelEntry cluster_backward(Op op, BackwardBug bug) {
+  const char* fn = "known_wrong::cluster_backward";
+  check_argument(is_backward(op), fn, "op", "must be rmsnorm_backward or layernorm_backward");
+  check_argument(bug != BackwardBug::racy_atomicless, fn, "bug",
+                 "must not be racy_atomicless: it redoes the sums with chapter 08's row kernel, "
+                 "which holds at most 4096 columns");
+  const std::string base_name = std::string("ch10_") + normlab::name_of(op);
+  const KernelEntry* found = find_kernel(base_name);
+  check_argument(found != nullptr, fn, "op", [&] { return "has no " + base_name + " registered"; });
+  const KernelEntry& base = *found;
+  Capabilities can = base.can;  // sm_90, rows up to 512 KiB, options, strides and alignment
+  can.dtypes = {DType::f32, DType::bf16};  // the wrong steps' instantiations
+  can.fp32_parameters = false;             // and theirs only: parameters in x's dtype
+  can.narrow_parameters = false;
+  can.in_place = false;  // the wrong step reads dy after the base wrote dx
+  return {.name = "known_wrong_" + base.name + "_" + name_of(bug),
+          .chapter = 10,
+          .summary = "chapter 10's wide backward with one step done wrongly",
+          .op = op,
+          .can = can,
+          .launch = [base, bug, fn](const NormCall& call,
+                                    cudaStream_t stream) { launch(base, fn, call, bug, stream); },
+          .scratch_bytes = base.scratch_bytes};  // one_partial reads the base's partial rows
 }
 
 }  // namespace normlab::known_wrong
