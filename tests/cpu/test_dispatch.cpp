@@ -920,6 +920,17 @@ TEST_CASE("a kept plan never lets a refused call through: each refusal changes t
       {"'x'", [](NormCall& c) { c.x = nullptr; }},
       {"'x'", [](NormCall& c) { shift(c, Tensor::x, 1); }},
       {"'x_stride'", [](NormCall& c) { restride(c, Tensor::x, 4095); }},
+      {"'x_group_rows'", [](NormCall& c) { c.x_group_rows = -1; }},
+      {"'x_group_rows'",  // two-level rows for an add + norm
+       [](NormCall& c) {
+         c.x_group_rows = 2;
+         c.x_group_stride = 3 * 4096;
+       }},
+      {"'x_group_stride'",
+       [](NormCall& c) {
+         c.x_group_rows = 2;
+         c.x_group_stride = 100;
+       }},
       {"'residual'", [](NormCall& c) { shift(c, Tensor::residual, 257); }},
       {"'rstd'", [](NormCall& c) { shift(c, Tensor::rstd, 2); }},
       {"'residual_out_stride'",
