@@ -9,7 +9,8 @@
 // run         normlab::run(call, stream): the checks, the kept plan, the launch
 // run_planned normlab::run(call, plan, stream) with the plan in hand: the checks and the launch
 // plan       normlab::plan(call): the checks and the kept plan, no launch
-// launch     an empty kernel's launch: the floor under any call that launches a kernel
+// launch     an empty kernel's launch: the floor under any call that launches a kernel; and
+//            an empty kernel's that takes the forward kernels' 128-byte argument
 // Every op is timed on the same row; the backward's scratch is allocated once, as a framework's
 // caching allocator would hand it out. Without a GPU every benchmark says so and skips.
 #include <benchmark/benchmark.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "argument_kernel.hpp"
 #include "empty_kernel.cuh"
 #include "normlab/buffer.hpp"
 #include "normlab/check.hpp"
@@ -129,6 +131,13 @@ void launch_empty_kernel(benchmark::State& state) {
   time_on_cpu(state, [] { normlab::ch09::launch_empty_kernel(nullptr); });
 }
 
+// The same floor for a kernel of the forward's: an empty kernel taking their argument.
+void launch_empty_kernel_with_tensors(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no usable CUDA GPU");
+  time_on_cpu(state, [] { normlab::bench::launch_empty_kernel_with_tensors(nullptr); });
+  state.SetLabel(std::to_string(normlab::bench::tensors_argument_bytes()) + "-byte argument");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,6 +150,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("entry/" + name).c_str(), entry, op)->UseManualTime();
   }
   benchmark::RegisterBenchmark("launch/empty_kernel", launch_empty_kernel)->UseManualTime();
+  benchmark::RegisterBenchmark("launch/empty_kernel_with_tensors", launch_empty_kernel_with_tensors)
+      ->UseManualTime();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
