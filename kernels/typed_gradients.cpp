@@ -168,21 +168,39 @@ void run(const NormCall& call, Reduction reduction, cudaStream_t stream) {
 }
 
 std::size_t cluster_scratch_bytes(bool centre, const Shape& shape) {
-  return cluster_scratch_bytes(centre, shape.rows, shape.cols,
-                               static_cast<int>(size_of(shape.dtype)));
+  // With a dy of another dtype than x's, the cluster runs the row widened to fp32.
+  const DType runs = dy_dtype_of(shape) == shape.dtype ? shape.dtype : DType::f32;
+  return with_copies(
+      cluster_scratch_bytes(centre, shape.rows, shape.cols, static_cast<int>(size_of(runs))),
+      shape);
 }
 
 void run_cluster(const NormCall& call, cudaStream_t stream) {
   constexpr const char* kCluster = "kernels::backward::run_cluster";
   check_backward_op(kCluster, call);
-  check_argument(!call.dy_dtype || *call.dy_dtype == call.dtype, kCluster, "dy_dtype", [&] {
-    return std::string("must be x's dtype (") + name_of(call.dtype) + ") for a row over a cluster";
+  auto launch = [&](const NormCall& typed) {
+    with_dtype_pair<Pairings::narrow_parameters>(kCluster, typed, [&]<typename T, typename P>() {
+      const Gradients<T, P> g = gradients_of<T, P>(typed);
+      if (typed.op == Op::rmsnorm_backward) return rmsnorm_backward_cluster(g, stream);
+      layernorm_backward_cluster(g, stream);
+    });
+  };
+  if (!other_dy_dtype(call)) return launch(call);
+  const bool centre = call.op == Op::layernorm_backward;
+  const Widened wide =
+      widened(kCluster, call, cluster_scratch_bytes(centre, call.rows, call.cols, sizeof(float)));
+  // The fp32 row must fit a cluster before anything is widened.
+  std::int64_t widest = 0;
+  with_dtype_pair<Pairings::narrow_parameters>(kCluster, wide.fp32, [&]<typename T, typename P>() {
+    widest = cluster_backward_cols(gradients_of<T, P>(wide.fp32));
   });
-  with_dtype_pair<Pairings::narrow_parameters>(kCluster, call, [&]<typename T, typename P>() {
-    const Gradients<T, P> g = gradients_of<T, P>(call);
-    if (call.op == Op::rmsnorm_backward) return rmsnorm_backward_cluster(g, stream);
-    layernorm_backward_cluster(g, stream);
+  check_argument(call.cols <= widest, kCluster, "dy_dtype", [&] {
+    return std::string("other than x's (") + name_of(call.dtype) +
+           ") runs the row widened to fp32, of which a cluster holds at most " +
+           std::to_string(widest) + " columns at these tensors' alignment (got " +
+           std::to_string(call.cols) + ")";
   });
+  run_widened(call, wide, launch, stream);
 }
 
 }  // namespace normlab::kernels::backward

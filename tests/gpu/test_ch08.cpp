@@ -224,9 +224,14 @@ TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", 
     const DTypes bf16{DType::bf16, DType::bf16};
     CHECK(kernel.supports(make_case(op, bf16, 2, 262144, 1)));
     CHECK(kernel.refusal(make_case(op, bf16, 2, 262152, 1)) == "rows wider than 524288 bytes");
-    Case other_dy = make_case(op, bf16, 2, 32768, 1);
+    // A dy of another dtype runs the row widened to fp32: 131072 columns, whatever x's dtype.
+    Case other_dy = make_case(op, bf16, 2, 131072, 1);
     other_dy.shape.dy_dtype = DType::f32;
-    CHECK(kernel.refusal(other_dy) == "no fp32 dy with bf16 x");
+    CHECK(kernel.supports(other_dy));
+    other_dy.shape.cols = 131080;
+    CHECK(kernel.refusal(other_dy) ==
+          "dy_dtype fp32 with bf16 x runs the row widened to fp32: rows wider than 131072 "
+          "columns (524288 bytes)");
     // Off the 16-byte grid a row holds at most 8192 chunks: the launcher refuses cols by name.
     Case off_grid = make_case(op, bf16, 2, 65545, 1);
     CHECK_THROWS_WITH(verify(kernel, off_grid), Catch::Contains("'cols'"));
