@@ -79,13 +79,17 @@ void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStrea
 /// name), the same function as chapter 08's, its parameter gradients deterministic (partial rows,
 /// one a cluster, summed in a fixed order). Rows of up to cluster_backward_chunks() 16-byte
 /// chunks: 512 KiB on the 16-byte grid, 128 KiB off it. Same dtype pairings, options and
-/// refusals as above, but dy in x's dtype only.
+/// refusals as above. (dy in another dtype than x: typed_gradients.hpp widens it.)
 template <typename T, typename P>
 void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
 template <typename T, typename P>
 void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
 /// The widest row the cluster launchers take, in 16-byte chunks of the row's dtype.
 std::int64_t cluster_backward_chunks(bool aligned);
+/// The widest row, in columns, the cluster launchers take for the tensors of @p g: on the 16-byte
+/// grid or off it.
+template <typename T, typename P>
+std::int64_t cluster_backward_cols(const Gradients<T, P>& g);
 /// Scratch bytes a cluster launch needs: one fp32 partial row a cluster (LayerNorm: two), for as
 /// many clusters as the current GPU holds at once.
 std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,

@@ -70,6 +70,7 @@ ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
 
 // The most partial rows a call stores: one a cluster, at most as many clusters as the SMs hold.
 std::int64_t most_clusters(std::int64_t rows, const ClusterRows& shape) {
+  if (rows <= 1) return rows;  // whatever the GPU, so that one row's scratch is sized without it
   const std::int64_t fit = std::max<std::int64_t>(
       1, std::int64_t{sm_count()} * blocks_per_sm(shape.threads) / shape.blocks);
   return std::min(rows, fit);
@@ -269,14 +270,13 @@ void run(const char* fn, const Gradients<T, P>& g, cudaStream_t stream) {
            ": a row over a thread-block cluster needs 9.0 or newer";
   });
   const bool aligned = on_the_grid(g);
-  const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
-  const ClusterRows shape = cluster_rows_for(chunks, aligned);
-  check_argument(shape.blocks != 0, fn, "cols", [&] {
-    return "must be at most " +
-           std::to_string(cluster_backward_chunks(aligned) * Vector<T>::kWidth) +
+  check_argument(g.cols <= cluster_backward_cols(g), fn, "cols", [&] {
+    return "must be at most " + std::to_string(cluster_backward_cols(g)) +
            (aligned ? "" : " for rows off the 16-byte grid") + " (got " + std::to_string(g.cols) +
            "): a cluster's registers hold the row";
   });
+  const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
+  const ClusterRows shape = cluster_rows_for(chunks, aligned);
   validate_gradients(fn, g, kCentre, cluster_scratch_bytes(kCentre, g.rows, g.cols, sizeof(T)));
   if (!kCentre && g.dbias != nullptr) sum_dy_columns(g, stream);
   if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
@@ -289,6 +289,11 @@ void run(const char* fn, const Gradients<T, P>& g, cudaStream_t stream) {
 std::int64_t cluster_backward_chunks(bool aligned) {
   const ClusterRows& widest = shapes_for(aligned).back();
   return std::int64_t{widest.blocks} * widest.threads * widest.vectors;
+}
+
+template <typename T, typename P>
+std::int64_t cluster_backward_cols(const Gradients<T, P>& g) {
+  return cluster_backward_chunks(on_the_grid(g)) * Vector<T>::kWidth;
 }
 
 std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,
@@ -314,9 +319,10 @@ void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream) {
   run<T, P, true>("kernels::backward::layernorm_backward_cluster", g, stream);
 }
 
-#define NORMLAB_BACKWARD_CLUSTER(T, P)                                          \
-  template void rmsnorm_backward_cluster(const Gradients<T, P>&, cudaStream_t); \
-  template void layernorm_backward_cluster(const Gradients<T, P>&, cudaStream_t);
+#define NORMLAB_BACKWARD_CLUSTER(T, P)                                            \
+  template void rmsnorm_backward_cluster(const Gradients<T, P>&, cudaStream_t);   \
+  template void layernorm_backward_cluster(const Gradients<T, P>&, cudaStream_t); \
+  template std::int64_t cluster_backward_cols(const Gradients<T, P>&);
 NORMLAB_BACKWARD_CLUSTER(float, float)
 NORMLAB_BACKWARD_CLUSTER(__half, __half)
 NORMLAB_BACKWARD_CLUSTER(__half, float)

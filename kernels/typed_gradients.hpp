@@ -53,8 +53,10 @@ std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape);
 void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
 
 /// Chapter 10's row over a cluster (rmsnorm_backward_cluster, layernorm_backward_cluster): its
-/// scratch for @p shape (@p centre: LayerNorm), and the run of @p call, whose dy must be in x's
-/// dtype.
+/// scratch for @p shape (@p centre: LayerNorm), and the run of @p call. A dy in another dtype is
+/// read exactly as run() reads it, with the copies after the cluster's own scratch; the row, so
+/// widened to fp32, must fit a cluster (cluster_backward_cols), else dy_dtype is refused by name
+/// before anything is launched.
 std::size_t cluster_scratch_bytes(bool centre, const Shape& shape);
 void run_cluster(const NormCall& call, cudaStream_t stream);
 

@@ -83,9 +83,11 @@ std::vector<KernelEntry> entries() {
   }
   // The backward of rows wider than chapter 08's registers hold (kernels/cluster_backward.cu): a
   // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities (head views
-  // too: x read through row_offset) but dy in x's dtype only, sm_90, and rows of at most 512 KiB
-  // (cluster_backward_chunks; 128 KiB off the 16-byte grid, refused there by the launcher, by
-  // name). It takes narrower rows too; the dispatcher sends it only the rows chapter 08 refuses.
+  // too: x read through row_offset; dy in any dtype, widened as chapter 08 widens it, the copies
+  // in the scratch), sm_90, and rows of at most 512 KiB (cluster_backward_chunks; 128 KiB off the
+  // 16-byte grid, refused there by the launcher, by name), counted in fp32 with a dy of another
+  // dtype (Capabilities::max_row_bytes). It takes narrower rows too; the dispatcher sends it only
+  // the rows chapter 08 refuses.
   for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
     const bool centre = op == Op::layernorm_backward;
     entries.push_back(
@@ -97,6 +99,7 @@ std::vector<KernelEntry> entries() {
                  .fp32_parameters = true,
                  .narrow_parameters = true,
                  .rmsnorm_bias = !centre,
+                 .other_dy_dtype = true,
                  .optional_parameters = true,
                  .weight_plus_one = true,
                  .in_place = true,

@@ -56,9 +56,16 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   }
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
-  if (can.max_row_bytes != 0 &&
-      s.cols * static_cast<std::int64_t>(size_of(s.dtype)) > can.max_row_bytes)
-    return "rows wider than " + std::to_string(can.max_row_bytes) + " bytes";
+  if (can.max_row_bytes != 0) {
+    if (s.cols * static_cast<std::int64_t>(size_of(s.dtype)) > can.max_row_bytes)
+      return "rows wider than " + std::to_string(can.max_row_bytes) + " bytes";
+    const auto fp32_bytes = static_cast<std::int64_t>(size_of(DType::f32));
+    if (is_backward(op) && dy != s.dtype && s.cols * fp32_bytes > can.max_row_bytes)
+      return std::string("dy_dtype ") + name_of(dy) + " with " + name_of(s.dtype) +
+             " x runs the row widened to fp32: rows wider than " +
+             std::to_string(can.max_row_bytes / fp32_bytes) + " columns (" +
+             std::to_string(can.max_row_bytes) + " bytes)";
+  }
   if (can.max_rows != 0 && s.rows > can.max_rows)
     return "more than " + std::to_string(can.max_rows) + " rows";
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";

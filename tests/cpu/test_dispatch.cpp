@@ -586,6 +586,48 @@ TEST_CASE("a dy of another dtype than x: chapter 08's backward, never in place",
                     Catch::Contains("ch08_rmsnorm_backward: no fp32 dy with bf16 x"));
 }
 
+TEST_CASE(
+    "a dy of another dtype past chapter 08's rows: chapter 10's cluster, the copies in its "
+    "scratch, and past the fp32 row a cluster holds dy_dtype refused",
+    "[dispatch]") {
+  NormCall call = full_call(Op::rmsnorm_backward, 64, 65536, DType::f32);
+  call.dy_dtype = DType::bf16;
+  CHECK(kernel_for(call) == "ch10_rmsnorm_backward");
+  CHECK_THAT(decided(call).why, Catch::Contains("ch08_rmsnorm_backward, which refuses the call: "
+                                                "rows wider than 12288"));
+  // The scratch: the cluster's one partial row of fp32 column sums (a call of one row: sized
+  // without a GPU), then one fp32 copy a row (dy's with fp32 x; x's, dresidual's and dx's with
+  // 16-bit x), each on a 256-byte boundary.
+  const std::size_t row = 4 * 65536;
+  for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
+    const std::size_t sums = op == Op::layernorm_backward ? 2 * row : row;
+    const std::string name = std::string("ch10_") + normlab::name_of(op);
+    NormCall one = full_call(op, 1, 65536, DType::f32);
+    CHECK(normlab::plan(one, kHopper).scratch_bytes == sums);
+    one.dy_dtype = DType::bf16;
+    const normlab::Plan widened_dy = normlab::plan(one, kHopper);
+    CHECK(widened_dy.kernel->name == name);
+    CHECK(widened_dy.scratch_bytes == sums + row);
+    one = full_call(op, 1, 65536, DType::bf16);
+    CHECK(normlab::plan(one, kHopper).scratch_bytes == sums);
+    one.dy_dtype = DType::f32;
+    CHECK(normlab::plan(one, kHopper).scratch_bytes == sums + 3 * row);
+  }
+  // A 16-bit row runs widened to fp32, so it holds as many columns as an fp32 row: 131072 (512
+  // KiB). One more is refused naming dy_dtype, though the same row with dy in x's dtype fits.
+  call = full_call(Op::layernorm_backward, 64, 131072, DType::bf16);
+  call.dy_dtype = DType::f32;
+  CHECK(kernel_for(call) == "ch10_layernorm_backward");
+  call.cols = call.x_stride = call.dy_stride = call.dx_stride = call.dresidual_stride = 131080;
+  CHECK_THROWS_WITH(
+      decided(call),
+      Catch::Contains("no kernel takes layernorm_backward bf16 64x131080 with fp32 dy") &&
+          Catch::Contains("ch10_layernorm_backward: dy_dtype fp32 with bf16 x runs the row "
+                          "widened to fp32: rows wider than 131072 columns (524288 bytes)"));
+  call.dy_dtype = DType::bf16;
+  CHECK(kernel_for(call) == "ch10_layernorm_backward");
+}
+
 TEST_CASE("eps = 0 is planned, as PyTorch takes it", "[dispatch]") {
   for (Op op : {Op::rmsnorm, Op::add_layernorm, Op::layernorm_backward}) {
     NormCall call = full_call(op, 16, 1000);

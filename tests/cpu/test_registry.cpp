@@ -181,6 +181,15 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
         Case wide = widest;
         wide.shape.cols += 1;
         expect(wide, false, "wider");
+        if (!kernel.can.other_dy_dtype || dtype == DType::f32) continue;
+        // A dy of another dtype runs the row widened to fp32: past the widest fp32 row, the
+        // 16-bit row is refused naming dy_dtype.
+        Case widened = widest;
+        widened.shape.dy_dtype = DType::f32;
+        widened.shape.cols = kernel.can.max_row_bytes / 4;
+        expect(widened, true, "");
+        widened.shape.cols += 1;
+        expect(widened, false, "dy_dtype fp32 with");
       }
     }
   }

@@ -218,15 +218,62 @@ TEST_CASE("chapter 10's cluster backward passes every option", "[ch10]") {
   }
 }
 
+TEST_CASE("chapter 10's cluster backward reads a dy of another dtype exactly", "[ch10]") {
+  // dy widened to fp32 (with 16-bit x, x, dresidual and dx too), as chapter 08 widens it, and the
+  // fp32 row over a cluster: ragged rows on the 16-byte grid, off it (where a cluster holds 32768
+  // fp32 columns), and the widest row a 16-bit x takes so.
+  struct OtherDy {
+    DTypes d;
+    DType dy;
+    std::int64_t rows, cols;
+  };
+  for (Op op : kOps) {
+    const KernelEntry& kernel = cluster_kernel(op);
+    std::vector<Case> cases;
+    std::uint64_t seed = 900;
+    for (const OtherDy& o : {OtherDy{{DType::f32, DType::f32}, DType::bf16, 3, 40000},
+                             OtherDy{{DType::bf16, DType::bf16}, DType::f32, 2, 70000},
+                             OtherDy{{DType::bf16, DType::f32}, DType::f32, 3, 30001},
+                             OtherDy{{DType::f32, DType::bf16}, DType::f16, 5, 20001},
+                             OtherDy{{DType::f16, DType::f16}, DType::bf16, 2, 131072}}) {
+      Case plain = make_case(op, o.d, o.rows, o.cols, seed++);
+      plain.shape.dy_dtype = o.dy;
+      Case everything = plain;  // a bias (RMSNorm's too), dresidual, (1 + w)
+      everything.shape.bias = true;
+      everything.residual_gradient = true;
+      everything.weight_plus_one = true;
+      Case strided = plain;  // rows cols + 16 elements apart
+      strided.pad = 16;
+      Case head_view = plain;  // x's rows in groups of 2, 64 poisoned elements after each
+      head_view.group_rows = 2;
+      head_view.group_gap = 64;
+      for (const Case& c : {plain, everything, strided, head_view})
+        cases.push_back(c);
+      if (o.cols % 4 != 0) {  // already off the grid: misaligned too
+        Case misaligned = everything;
+        misaligned.pad = 3;
+        misaligned.misalign = 1;
+        cases.push_back(misaligned);
+      }
+    }
+    require_all_pass(kernel, cases);
+  }
+}
+
 TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", "[ch10]") {
   for (Op op : kOps) {
     const KernelEntry& kernel = cluster_kernel(op);
     const DTypes bf16{DType::bf16, DType::bf16};
     CHECK(kernel.supports(make_case(op, bf16, 2, 262144, 1)));
     CHECK(kernel.refusal(make_case(op, bf16, 2, 262152, 1)) == "rows wider than 524288 bytes");
-    Case other_dy = make_case(op, bf16, 2, 32768, 1);
+    // A dy of another dtype runs the row widened to fp32: 131072 columns, whatever x's dtype.
+    Case other_dy = make_case(op, bf16, 2, 131072, 1);
     other_dy.shape.dy_dtype = DType::f32;
-    CHECK(kernel.refusal(other_dy) == "no fp32 dy with bf16 x");
+    CHECK(kernel.supports(other_dy));
+    other_dy.shape.cols = 131080;
+    CHECK(kernel.refusal(other_dy) ==
+          "dy_dtype fp32 with bf16 x runs the row widened to fp32: rows wider than 131072 "
+          "columns (524288 bytes)");
     // Off the 16-byte grid a row holds at most 8192 chunks: the launcher refuses cols by name.
     Case off_grid = make_case(op, bf16, 2, 65545, 1);
     CHECK_THROWS_WITH(verify(kernel, off_grid), Catch::Contains("'cols'"));
@@ -298,8 +345,8 @@ class Problem {
                       .weight = true,
                       .bias = true,
                       .dy_dtype = dy_dtype_};
-    DeviceBuffer<unsigned char> scratch(kernel.scratch_bytes(shape));
-    scratch.poison();
+    scratch_ = DeviceBuffer<unsigned char>(kernel.scratch_bytes(shape));
+    scratch_.poison();
     NormCall call{.op = op_,
                   .dtype = d_.dtype,
                   .weight_dtype = d_.weight_dtype,
@@ -317,8 +364,8 @@ class Problem {
     call.dbias = shape.bias ? dbias_device_.data() : nullptr;
     call.saved_mean = mean_.data();
     call.saved_rstd = rstd_.data();
-    call.scratch = scratch.data();
-    call.scratch_bytes = scratch.bytes();
+    call.scratch = scratch_.data();
+    call.scratch_bytes = scratch_.bytes();
     kernel.launch(call, nullptr);
     NORMLAB_CHECK(cudaDeviceSynchronize());
     Bytes bytes;
@@ -336,6 +383,26 @@ class Problem {
     return bytes;
   }
 
+  // Whether dx, dweight, dbias and the last run()'s scratch hold nothing but the poison run()
+  // put there: what a call refused before anything is launched leaves.
+  bool untouched() {
+    std::vector<unsigned char> scratch(scratch_.bytes());
+    scratch_.download(scratch.data());
+    bool poison = std::all_of(scratch.begin(), scratch.end(),
+                              [](unsigned char b) { return b == kPoisonByte; });
+    auto poisoned = [&](PlacedMatrix& device, HostMatrix& host) {
+      device.download(host);
+      for (std::int64_t r = 0; r < host.rows(); ++r) {
+        for (std::int64_t c = 0; c < host.cols(); ++c)
+          poison = poison && host.is_poison(r, c);
+      }
+    };
+    poisoned(dx_device_, dx_);
+    poisoned(dweight_device_, dweight_);
+    poisoned(dbias_device_, dweight_);
+    return poison;
+  }
+
  private:
   Op op_;
   DTypes d_;
@@ -344,6 +411,7 @@ class Problem {
   PlacedMatrix x_, dy_, w_, dx_device_, dweight_device_, dbias_device_;
   HostMatrix dx_, dweight_;
   DeviceBuffer<float> mean_, rstd_;
+  DeviceBuffer<unsigned char> scratch_;
 };
 
 // @p bytes of @p dtype elements as doubles.
@@ -385,6 +453,31 @@ TEST_CASE("16-bit parameters and a dy of another dtype give the fp32 launch's bi
         CHECK(dy_narrow == dy_widened);
       }
     }
+  }
+}
+
+// The cluster backward's dy of another dtype is read exactly: the bits of the same values given in
+// fp32. Off the 16-byte grid a cluster holds 65536 bf16 columns but 32768 fp32 ones: a bf16 row of
+// 40001 columns runs with dy in its dtype and is refused, naming dy_dtype, with an fp32 dy,
+// before anything is launched.
+TEST_CASE("chapter 10's cluster backward widens a dy of another dtype, or refuses it unlaunched",
+          "[ch10]") {
+  for (Op op : kOps) {
+    const KernelEntry& kernel = cluster_kernel(op);
+    for (DType half : {DType::f16, DType::bf16}) {
+      INFO(name_of(op) << " " << name_of(half) << " dy");
+      const Bytes narrow = Problem(op, {DType::f32, DType::f32}, 3, 40000, half, half).run(kernel);
+      const Bytes wide =
+          Problem(op, {DType::f32, DType::f32}, 3, 40000, DType::f32, half).run(kernel);
+      CHECK(narrow == wide);
+    }
+    const DTypes bf16{DType::bf16, DType::bf16};
+    CHECK_NOTHROW(Problem(op, bf16, 2, 40001).run(kernel));
+    Problem widened(op, bf16, 2, 40001, DType::f32);
+    CHECK_THROWS_WITH(widened.run(kernel),
+                      Catch::Contains("'dy_dtype'") && Catch::Contains("at most 32768 columns"));
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    CHECK(widened.untouched());
   }
 }
 
@@ -452,18 +545,23 @@ TEST_CASE("chapter 10's cluster backward gives the same bits on every run", "[ch
     Op op;
     DTypes d;
     std::int64_t rows, cols;
+    std::optional<DType> dy_dtype = std::nullopt;  // another dtype: widened first
   };
-  for (const Shape2& s : {Shape2{Op::layernorm_backward, {DType::bf16, DType::bf16}, 1024, 16384},
-                          Shape2{Op::rmsnorm_backward, {DType::bf16, DType::bf16}, 512, 32768},
-                          Shape2{Op::layernorm_backward, {DType::bf16, DType::f32}, 256, 65536},
-                          Shape2{Op::rmsnorm_backward, {DType::f32, DType::f32}, 64, 131072}}) {
+  for (const Shape2& s :
+       {Shape2{Op::layernorm_backward, {DType::bf16, DType::bf16}, 1024, 16384},
+        Shape2{Op::rmsnorm_backward, {DType::bf16, DType::bf16}, 512, 32768},
+        Shape2{Op::layernorm_backward, {DType::bf16, DType::f32}, 256, 65536},
+        Shape2{Op::rmsnorm_backward, {DType::f32, DType::f32}, 64, 131072},
+        Shape2{Op::rmsnorm_backward, {DType::f32, DType::f32}, 64, 65536, DType::bf16},
+        Shape2{Op::layernorm_backward, {DType::bf16, DType::bf16}, 96, 70000, DType::f32}}) {
     const KernelEntry& kernel = cluster_kernel(s.op);
-    Problem problem(s.op, s.d, s.rows, s.cols);
+    Problem problem(s.op, s.d, s.rows, s.cols, s.dy_dtype);
     const Bytes first = problem.run(kernel);
     int same = 0;
     for (int run = 1; run < 10; ++run)
       same += problem.run(kernel) == first ? 1 : 0;
-    INFO(kernel.name << " " << name_of(s.d.dtype) << " " << s.rows << "x" << s.cols);
+    INFO(kernel.name << " " << name_of(s.d.dtype) << " " << s.rows << "x" << s.cols << " dy "
+                     << name_of(s.dy_dtype.value_or(s.d.dtype)));
     CHECK(same == 9);
   }
 }

@@ -170,7 +170,8 @@ KernelEntry cluster_backward(Op op, BackwardBug bug) {
   can.dtypes = {DType::f32, DType::bf16};  // the wrong steps' instantiations
   can.fp32_parameters = false;             // and theirs only: parameters in x's dtype
   can.narrow_parameters = false;
-  can.in_place = false;  // the wrong step reads dy after the base wrote dx
+  can.in_place = false;        // the wrong step reads dy after the base wrote dx
+  can.other_dy_dtype = false;  // and reads dy in x's dtype
   return {.name = "known_wrong_" + base.name + "_" + name_of(bug),
           .chapter = 10,
           .summary = "chapter 10's wide backward with one step done wrongly",

@@ -104,7 +104,8 @@ struct Capabilities {
   int alignment_bytes = 0;
   std::int64_t max_cols = 0;  ///< widest row; 0 for any
   /// Widest row in bytes of its dtype (cols x element size), for a kernel whose limit is storage,
-  /// not columns; 0 for any.
+  /// not columns; 0 for any. A backward call whose dy is in another dtype than x runs its row
+  /// widened to fp32 (other_dy_dtype), so its row counts as fp32.
   std::int64_t max_row_bytes = 0;
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
