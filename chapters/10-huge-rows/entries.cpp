@@ -85,7 +85,7 @@ std::vector<KernelEntry> entries() {
   // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities (head views
   // too: x read through row_offset; dy in any dtype, widened as chapter 08 widens it, the copies
   // in the scratch), sm_90, and rows of at most 512 KiB (cluster_backward_chunks; 128 KiB off the
-  // 16-byte grid, refused there by the launcher, by name), counted in fp32 with a dy of another
+  // 16-byte grid: Capabilities::max_off_grid_row_bytes), counted in fp32 with a dy of another
   // dtype (Capabilities::max_row_bytes). It takes narrower rows too; the dispatcher sends it only
   // the rows chapter 08 refuses.
   for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
@@ -106,6 +106,8 @@ std::vector<KernelEntry> entries() {
                  .two_level_rows = true,
                  .max_row_bytes =
                      kernels::backward::cluster_backward_chunks(true) * kernels::kChunkBytes,
+                 .max_off_grid_row_bytes =
+                     kernels::backward::cluster_backward_chunks(false) * kernels::kChunkBytes,
                  .residual_gradient = true,
                  .min_compute_capability = 90},
          .launch = [](const NormCall& call,

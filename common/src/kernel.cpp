@@ -66,6 +66,12 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
              std::to_string(can.max_row_bytes / fp32_bytes) + " columns (" +
              std::to_string(can.max_row_bytes) + " bytes)";
   }
+  const std::int64_t row_bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
+  const bool off_grid =
+      needs.base_alignment % 16 != 0 || needs.pitch_alignment % 16 != 0 || row_bytes % 16 != 0;
+  if (can.max_off_grid_row_bytes != 0 && off_grid && row_bytes > can.max_off_grid_row_bytes)
+    return "rows off the 16-byte grid wider than " + std::to_string(can.max_off_grid_row_bytes) +
+           " bytes";
   if (can.max_rows != 0 && s.rows > can.max_rows)
     return "more than " + std::to_string(can.max_rows) + " rows";
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";

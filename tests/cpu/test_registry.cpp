@@ -192,6 +192,24 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
         expect(widened, false, "dy_dtype fp32 with");
       }
     }
+    if (kernel.can.max_off_grid_row_bytes != 0) {
+      for (DType dtype : kernel.can.dtypes) {  // off the 16-byte grid: a narrower limit
+        const int bytes = static_cast<int>(normlab::size_of(dtype));
+        Case off = base;
+        off.shape.dtype = off.shape.weight_dtype = dtype;
+        off.misalign = 1;
+        off.shape.cols = kernel.can.max_off_grid_row_bytes / bytes;
+        expect(off, true, "");
+        off.shape.cols += 1;
+        expect(off, false, "off the 16-byte grid");
+        Case on = off;  // as wide, on the grid: its limit is max_row_bytes
+        on.misalign = 0;
+        on.shape.cols = kernel.can.max_off_grid_row_bytes / bytes + 16 / bytes;
+        expect(on, true, "");
+        on.shape.cols += 1;  // no longer a whole number of 16 bytes a row
+        expect(on, false, "off the 16-byte grid");
+      }
+    }
   }
 }
 

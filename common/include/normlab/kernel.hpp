@@ -107,6 +107,10 @@ struct Capabilities {
   /// not columns; 0 for any. A backward call whose dy is in another dtype than x runs its row
   /// widened to fp32 (other_dy_dtype), so its row counts as fp32.
   std::int64_t max_row_bytes = 0;
+  /// Widest row in bytes of its dtype when the call's rows are off the 16-byte grid (a base
+  /// address or row stride not a multiple of 16 bytes, or a row not a whole number of 16 bytes),
+  /// for a kernel that holds such rows in fewer bytes than aligned ones; 0: max_row_bytes alone.
+  std::int64_t max_off_grid_row_bytes = 0;
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
   bool residual_gradient = false;  ///< backward: adds NormCall::dresidual into dx
