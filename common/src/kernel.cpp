@@ -56,8 +56,9 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   }
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
+  const std::int64_t row_bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
   if (can.max_row_bytes != 0) {
-    if (s.cols * static_cast<std::int64_t>(size_of(s.dtype)) > can.max_row_bytes)
+    if (row_bytes > can.max_row_bytes)
       return "rows wider than " + std::to_string(can.max_row_bytes) + " bytes";
     const auto fp32_bytes = static_cast<std::int64_t>(size_of(DType::f32));
     if (is_backward(op) && dy != s.dtype && s.cols * fp32_bytes > can.max_row_bytes)
@@ -66,7 +67,6 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
              std::to_string(can.max_row_bytes / fp32_bytes) + " columns (" +
              std::to_string(can.max_row_bytes) + " bytes)";
   }
-  const std::int64_t row_bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
   const bool off_grid =
       needs.base_alignment % 16 != 0 || needs.pitch_alignment % 16 != 0 || row_bytes % 16 != 0;
   if (can.max_off_grid_row_bytes != 0 && off_grid && row_bytes > can.max_off_grid_row_bytes)
