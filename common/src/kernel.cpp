@@ -57,21 +57,24 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
   if (can.max_cols != 0 && s.cols > can.max_cols)
     return "rows wider than " + std::to_string(can.max_cols);
   const std::int64_t row_bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
-  if (can.max_row_bytes != 0) {
-    if (row_bytes > can.max_row_bytes)
-      return "rows wider than " + std::to_string(can.max_row_bytes) + " bytes";
-    const auto fp32_bytes = static_cast<std::int64_t>(size_of(DType::f32));
-    if (is_backward(op) && dy != s.dtype && s.cols * fp32_bytes > can.max_row_bytes)
-      return std::string("dy_dtype ") + name_of(dy) + " with " + name_of(s.dtype) +
-             " x runs the row widened to fp32: rows wider than " +
-             std::to_string(can.max_row_bytes / fp32_bytes) + " columns (" +
-             std::to_string(can.max_row_bytes) + " bytes)";
-  }
+  // A backward call whose dy is in another dtype runs its row widened to fp32: both limits below
+  // count the row as fp32 then, and say so.
+  const auto fp32_bytes = static_cast<std::int64_t>(size_of(DType::f32));
+  const bool widened = is_backward(op) && dy != s.dtype;
+  const std::int64_t held_bytes = widened ? s.cols * fp32_bytes : row_bytes;
+  const auto too_wide = [&](std::int64_t limit, const char* where) {
+    if (!widened)
+      return std::string("rows ") + where + "wider than " + std::to_string(limit) + " bytes";
+    return std::string("dy_dtype ") + name_of(dy) + " with " + name_of(s.dtype) +
+           " x runs the row widened to fp32: rows " + where + "wider than " +
+           std::to_string(limit / fp32_bytes) + " columns (" + std::to_string(limit) + " bytes)";
+  };
+  if (can.max_row_bytes != 0 && held_bytes > can.max_row_bytes)
+    return too_wide(can.max_row_bytes, "");
   const bool off_grid =
       needs.base_alignment % 16 != 0 || needs.pitch_alignment % 16 != 0 || row_bytes % 16 != 0;
-  if (can.max_off_grid_row_bytes != 0 && off_grid && row_bytes > can.max_off_grid_row_bytes)
-    return "rows off the 16-byte grid wider than " + std::to_string(can.max_off_grid_row_bytes) +
-           " bytes";
+  if (can.max_off_grid_row_bytes != 0 && off_grid && held_bytes > can.max_off_grid_row_bytes)
+    return too_wide(can.max_off_grid_row_bytes, "off the 16-byte grid ");
   if (can.max_rows != 0 && s.rows > can.max_rows)
     return "more than " + std::to_string(can.max_rows) + " rows";
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";

@@ -208,6 +208,14 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
         expect(on, true, "");
         on.shape.cols += 1;  // no longer a whole number of 16 bytes a row
         expect(on, false, "off the 16-byte grid");
+        if (!kernel.can.other_dy_dtype || dtype == DType::f32) continue;
+        // A dy of another dtype widens the row to fp32 off the grid too: the limit in columns.
+        Case widened = off;
+        widened.shape.dy_dtype = DType::f32;
+        widened.shape.cols = kernel.can.max_off_grid_row_bytes / 4;
+        expect(widened, true, "");
+        widened.shape.cols += 1;
+        expect(widened, false, "widened to fp32: rows off the 16-byte grid");
       }
     }
   }

@@ -274,9 +274,16 @@ TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", 
     CHECK(kernel.refusal(other_dy) ==
           "dy_dtype fp32 with bf16 x runs the row widened to fp32: rows wider than 131072 "
           "columns (524288 bytes)");
-    // Off the 16-byte grid a row holds at most 8192 chunks: the launcher refuses cols by name.
+    // Off the 16-byte grid a row holds at most 8192 chunks (131072 bytes): the entry declares it,
+    // so the registry refuses the row before any launch, and a widened row past 32768 columns.
     Case off_grid = make_case(op, bf16, 2, 65545, 1);
-    CHECK_THROWS_WITH(verify(kernel, off_grid), Catch::Contains("'cols'"));
+    CHECK(kernel.refusal(off_grid) == "rows off the 16-byte grid wider than 131072 bytes");
+    CHECK_THROWS_WITH(verify(kernel, off_grid), Catch::Contains("off the 16-byte grid"));
+    Case off_grid_widened = make_case(op, bf16, 2, 32769, 1);
+    off_grid_widened.shape.dy_dtype = DType::f32;
+    CHECK(kernel.refusal(off_grid_widened) ==
+          "dy_dtype fp32 with bf16 x runs the row widened to fp32: rows off the 16-byte grid "
+          "wider than 32768 columns (131072 bytes)");
   }
 }
 
