@@ -65,6 +65,17 @@ __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAlign
                       load_chunk<kAligned>(row.residual, first, t.cols, row.residual_aligned));
 }
 
+// The scale of (1 + w) weights: the weight as loaded, plus one. Only such calls pay the add: every
+// other call would spend an instruction an element adding zero, and at a row's element rate a
+// kernel issues little else.
+template <typename T, typename P, typename R, int kWidth>
+__device__ __forceinline__ void plus_one(const Tensors<T, P, R>& t, float (&scale)[kWidth]) {
+  if (!t.weight_plus_one) return;
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j)
+    scale[j] += 1.0f;
+}
+
 // y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once. h: a chunk of the row
 // as the statistics saw it, a Vector<T> (or an fp32 stream's Fp32Chunk, fp32_residual.cuh).
 template <typename T, typename P, bool kAligned, typename R, typename H>
@@ -86,13 +97,13 @@ __device__ void normalise_and_store(const Tensors<T, P, R>& t, const Row<T, P, k
     for (int j = 0; j < kWidth; ++j)
       shift[j] = 0.0f;
   }
-  const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+  if (t.weight != nullptr) plus_one(t, scale);
   float y[kWidth];
   to_floats(h, y);
 #pragma unroll
   for (int j = 0; j < kWidth; ++j) {
     const float normalised = (y[j] - s.mean) * s.rstd;
-    y[j] = normalised * (scale[j] + offset) + shift[j];
+    y[j] = normalised * scale[j] + shift[j];
   }
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
@@ -113,6 +124,7 @@ __device__ void load_affine(const Tensors<T, P>& t, const Row<T, P, kAligned>& r
   constexpr int kWidth = Vector<T>::kWidth;
   if (t.weight != nullptr) {
     load_parameters<kAligned>(t.weight, first, t.cols, row.weight_aligned, a.scale);
+    plus_one(t, a.scale);
   } else {
 #pragma unroll
     for (int j = 0; j < kWidth; ++j)
@@ -133,13 +145,12 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
                                     std::int64_t first, Statistics s, const Vector<T>& h,
                                     const Affine<Vector<T>::kWidth>& a) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
   float y[kWidth];
   to_floats(h, y);
 #pragma unroll
   for (int j = 0; j < kWidth; ++j) {
     const float normalised = (y[j] - s.mean) * s.rstd;
-    y[j] = normalised * (a.scale[j] + offset) + a.shift[j];
+    y[j] = normalised * a.scale[j] + a.shift[j];
   }
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }

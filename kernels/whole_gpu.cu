@@ -99,9 +99,9 @@ __device__ __forceinline__ void load_scale_shift(const Tensors<float, float>& t,
               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// The weight as a scale: + 1 for (1 + w) (offset 1), as loaded otherwise (offset 0).
-__device__ __forceinline__ float4 plus(float4 w, float offset) {
-  return make_float4(w.x + offset, w.y + offset, w.z + offset, w.w + offset);
+// The weight as a scale: + 1 for (1 + w), as loaded otherwise (row_norm.cuh's plus_one).
+__device__ __forceinline__ float4 scale_of(float4 w, bool plus_one) {
+  return plus_one ? make_float4(w.x + 1.0f, w.y + 1.0f, w.z + 1.0f, w.w + 1.0f) : w;
 }
 
 // (x - mean) * rstd * scale + shift for the 4 floats of a chunk: every fp32 whole-GPU kernel's
@@ -132,12 +132,12 @@ __device__ void normalise_group(const Tensors<T, P>& t, const Row<T, P, kAligned
     for (int g = 0; g < kGroup; ++g)
       load_scale_shift<cuda::access_property::persisting>(t, first[g], first[g] < t.cols, scale[g],
                                                           shift[g]);
-    const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+    const bool plus_one = t.weight != nullptr && t.weight_plus_one;
 #pragma unroll
     for (int g = 0; g < kGroup; ++g) {
       if (first[g] >= t.cols) continue;
       Streamed(reinterpret_cast<float4*>(row.y + first[g]))[0] =
-          normalised(same_bits<float4>(h[g]), s, plus(scale[g], offset), shift[g]);
+          normalised(same_bits<float4>(h[g]), s, scale_of(scale[g], plus_one), shift[g]);
     }
   } else {
 #pragma unroll
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
         statistics_of<kCentre>(block_merge_parts<4>(half + gridDim.x, gridDim.x), t.cols, t.eps);
     write_statistics(t, r, s0, kCentre, slice);
     if (pair) write_statistics(t, r + 1, s1, kCentre, slice);
-    const float offset = t.weight != nullptr && t.weight_plus_one ? 1.0f : 0.0f;
+    const bool plus_one = t.weight != nullptr && t.weight_plus_one;
     // Chunks v to v + kGroup - 1 of both rows, x0 their values in row r: every load first.
     auto store_group = [&](int v, const float4(&x0)[kGroup]) {
       float4 scale[kGroup], shift[kGroup], x1[kGroup];
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
       for (int g = 0; g < kGroup; ++g) {
         const std::int64_t first = first_of(v + g);
         if (v + g >= held || first >= t.cols) continue;
-        const float4 w = plus(scale[g], offset);
+        const float4 w = scale_of(scale[g], plus_one);
         Streamed(reinterpret_cast<float4*>(row.y + first))[0] = normalised(x0[g], s0, w, shift[g]);
         if (pair)
           Streamed(reinterpret_cast<float4*>(next.y + first))[0] =
@@ -424,14 +424,10 @@ __global__ void __launch_bounds__(kWholeGpuThreads, 2)
   auto slot = [&](int v) { return v * kWholeGpuThreads + static_cast<int>(threadIdx.x); };
   const auto* weight = reinterpret_cast<const float4*>(t.weight);
   const auto* bias = reinterpret_cast<const float4*>(t.bias);
-  const float one = t.weight_plus_one ? 1.0f : 0.0f;
   for (int v = 0; v < vectors; ++v) {  // a thread fills and reads only its own slots
     const int c = v * stride + offset;
     if (c >= chunks) break;
-    if (weight != nullptr) {
-      const float4 w = Kept(weight + c)[0];
-      scales[slot(v)] = make_float4(w.x + one, w.y + one, w.z + one, w.w + one);
-    }
+    if (weight != nullptr) scales[slot(v)] = scale_of(Kept(weight + c)[0], t.weight_plus_one);
     if (bias != nullptr && v < kSharedShifts) shifts[slot(v)] = Kept(bias + c)[0];
   }
   for (std::int64_t r = 0; r < t.rows; ++r) {
