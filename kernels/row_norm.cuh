@@ -97,9 +97,13 @@ __device__ void normalise_and_store(const Tensors<T, P, R>& t, const Row<T, P, k
     for (int j = 0; j < kWidth; ++j)
       shift[j] = 0.0f;
   }
-  if (t.weight != nullptr) plus_one(t, scale);
   float y[kWidth];
   to_floats(h, y);
+  if (t.weight != nullptr && t.weight_plus_one) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j)
+      scale[j] += 1.0f;
+  }
 #pragma unroll
   for (int j = 0; j < kWidth; ++j) {
     const float normalised = (y[j] - s.mean) * s.rstd;
