@@ -172,6 +172,15 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       wide.shape.cols = kernel.can.max_cols + 1;
       expect(wide, false, "wider");
     }
+    // A dy of another dtype runs a 16-bit row widened to fp32: @p row taken up to limit_bytes / 4
+    // columns, and refused past them, naming @p refusal.
+    auto expect_widened = [&](Case row, std::int64_t limit_bytes, const char* refusal) {
+      row.shape.dy_dtype = DType::f32;
+      row.shape.cols = limit_bytes / 4;
+      expect(row, true, "");
+      row.shape.cols += 1;
+      expect(row, false, refusal);
+    };
     if (kernel.can.max_row_bytes != 0) {
       for (DType dtype : kernel.can.dtypes) {  // a limit in bytes: each dtype's widest row, + 1
         Case widest = base;
@@ -182,14 +191,7 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
         wide.shape.cols += 1;
         expect(wide, false, "wider");
         if (!kernel.can.other_dy_dtype || dtype == DType::f32) continue;
-        // A dy of another dtype runs the row widened to fp32: past the widest fp32 row, the
-        // 16-bit row is refused naming dy_dtype.
-        Case widened = widest;
-        widened.shape.dy_dtype = DType::f32;
-        widened.shape.cols = kernel.can.max_row_bytes / 4;
-        expect(widened, true, "");
-        widened.shape.cols += 1;
-        expect(widened, false, "dy_dtype fp32 with");
+        expect_widened(widest, kernel.can.max_row_bytes, "dy_dtype fp32 with");  // past fp32's
       }
     }
     if (kernel.can.max_off_grid_row_bytes != 0) {
@@ -209,13 +211,8 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
         on.shape.cols += 1;  // no longer a whole number of 16 bytes a row
         expect(on, false, "off the 16-byte grid");
         if (!kernel.can.other_dy_dtype || dtype == DType::f32) continue;
-        // A dy of another dtype widens the row to fp32 off the grid too: the limit in columns.
-        Case widened = off;
-        widened.shape.dy_dtype = DType::f32;
-        widened.shape.cols = kernel.can.max_off_grid_row_bytes / 4;
-        expect(widened, true, "");
-        widened.shape.cols += 1;
-        expect(widened, false, "widened to fp32: rows off the 16-byte grid");
+        expect_widened(off, kernel.can.max_off_grid_row_bytes,  // off the grid too
+                       "widened to fp32: rows off the 16-byte grid");
       }
     }
   }
