@@ -67,10 +67,10 @@ __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAlign
 
 // The scale of (1 + w) weights: the weight as loaded, plus one. Only such calls pay the add: every
 // other call would spend an instruction an element adding zero, and at a row's element rate a
-// kernel issues little else.
+// kernel issues little else. Without a weight the scale is 1 already.
 template <typename T, typename P, typename R, int kWidth>
 __device__ __forceinline__ void plus_one(const Tensors<T, P, R>& t, float (&scale)[kWidth]) {
-  if (!t.weight_plus_one) return;
+  if (t.weight == nullptr || !t.weight_plus_one) return;
 #pragma unroll
   for (int j = 0; j < kWidth; ++j)
     scale[j] += 1.0f;
@@ -99,11 +99,7 @@ __device__ void normalise_and_store(const Tensors<T, P, R>& t, const Row<T, P, k
   }
   float y[kWidth];
   to_floats(h, y);
-  if (t.weight != nullptr && t.weight_plus_one) {
-#pragma unroll
-    for (int j = 0; j < kWidth; ++j)
-      scale[j] += 1.0f;
-  }
+  plus_one(t, scale);
 #pragma unroll
   for (int j = 0; j < kWidth; ++j) {
     const float normalised = (y[j] - s.mean) * s.rstd;
