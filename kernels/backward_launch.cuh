@@ -176,7 +176,8 @@ void sum_dy_columns(const Gradients<T, P>& g, cudaStream_t stream) {
 }
 
 // [launch]
-template <typename T, typename P, int kVectors, bool kCentre, bool kAligned>
+// kTwoLevel: x's rows in groups (a head view); a single row starts at x in either form.
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, bool kTwoLevel>
 void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int threads,
                  cudaStream_t stream) {
   float* sums = g.scratch;
@@ -193,7 +194,7 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
     const std::int64_t sums_rows = 1;
     NORMLAB_CHECK(cudaMemsetAsync(sums, 0, (kCentre ? 2 : 1) * g.cols * sizeof(float), stream));
     const auto grid = static_cast<unsigned int>(std::min<std::int64_t>(g.rows, INT_MAX));
-    backward_rows<T, P, kVectors, kCentre, kAligned, AddAtomically>
+    backward_rows<T, P, kVectors, kCentre, kAligned, AddAtomically, false, kTwoLevel>
         <<<grid, threads, 0, stream>>>(g, sums, sums_rows);
     NORMLAB_CHECK_LAUNCH();
     return sum_columns(g, sums, sums_rows, kCentre, stream);
@@ -204,9 +205,10 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
   // registers, and where that drops a block an SM the kernel loses more bytes in flight than the
   // row ahead adds; where the block count holds, the row ahead hides a row's latency (chapter
   // 08's worklog, "A row loaded ahead", has the register counts and the figures).
-  constexpr auto plain = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow>;
-  constexpr auto ahead =
-      backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, kCanLoadAhead<T, kVectors>>;
+  constexpr auto plain =
+      backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow, false, kTwoLevel>;
+  constexpr auto ahead = backward_rows<T, P, kVectors, kCentre, kAligned, StorePartialRow,
+                                       kCanLoadAhead<T, kVectors>, kTwoLevel>;
   const int plain_blocks = std::min(resident_blocks<plain>(threads), kMostBlocksPerSm);
   const int ahead_blocks = std::min(resident_blocks<ahead>(threads), kMostBlocksPerSm);
   const auto kernel = ahead_blocks >= plain_blocks ? ahead : plain;
@@ -223,11 +225,11 @@ void launch_rows(const Gradients<T, P>& g, Reduction reduction, unsigned int thr
 // (c) Rows of at most kNarrowMostVectors chunks a lane: a warp a row, as many blocks of
 // kNarrowWarps warps as fit the SMs (at most kMostBlocksPerSm each, in even rounds), one partial
 // row a block.
-template <typename T, typename P, int kVectors, bool kCentre>
+template <typename T, typename P, int kVectors, bool kCentre, bool kTwoLevel>
 void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
-  constexpr auto kernel = backward_narrow<T, P, kVectors, kCentre>;
+  constexpr auto kernel = backward_narrow<T, P, kVectors, kCentre, kTwoLevel>;
   if (g.rows == 1) {  // as launch_rows: one block writes the gradients, no scratch
-    kernel<<<1, kNarrowThreads, 0, stream>>>(g, nullptr, 1);
+    backward_narrow<T, P, kVectors, kCentre><<<1, kNarrowThreads, 0, stream>>>(g, nullptr, 1);
     NORMLAB_CHECK_LAUNCH();
     return;
   }
@@ -242,11 +244,10 @@ void launch_narrow(const Gradients<T, P>& g, cudaStream_t stream) {
 }
 // [launch_narrow]
 
-// Which kernel runs a call: aligned (16-byte vectors only) or not, and the vectors per thread.
-// rows = 0 runs no row kernel; the column sums still write zero gradients.
-template <typename T, typename P, bool kCentre>
-void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
-  if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
+// Which kernel runs a call with x's rows in one level or in groups (kTwoLevel): aligned
+// (16-byte vectors only) or not, and the vectors per thread.
+template <typename T, typename P, bool kCentre, bool kTwoLevel>
+void launch_levels(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
   const bool aligned = on_the_grid(g);
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
   if (reduction == Reduction::deterministic && aligned &&
@@ -254,22 +255,22 @@ void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) 
     const int lane_vectors = static_cast<int>((chunks + device::kWarpSize - 1) / device::kWarpSize);
     switch (lane_vectors) {
       case 1:
-        return launch_narrow<T, P, 1, kCentre>(g, stream);
+        return launch_narrow<T, P, 1, kCentre, kTwoLevel>(g, stream);
       case 2:
-        return launch_narrow<T, P, 2, kCentre>(g, stream);
+        return launch_narrow<T, P, 2, kCentre, kTwoLevel>(g, stream);
       case 3:
-        return launch_narrow<T, P, 3, kCentre>(g, stream);
+        return launch_narrow<T, P, 3, kCentre, kTwoLevel>(g, stream);
       default:
-        return launch_narrow<T, P, 4, kCentre>(g, stream);
+        return launch_narrow<T, P, 4, kCentre, kTwoLevel>(g, stream);
     }
   }
   const int vectors = vectors_for<T>(chunks);
   const unsigned int threads = threads_for_chunks(chunks, vectors);
   auto run = [&]<int kVectors>() {
     if (aligned) {
-      launch_rows<T, P, kVectors, kCentre, true>(g, reduction, threads, stream);
+      launch_rows<T, P, kVectors, kCentre, true, kTwoLevel>(g, reduction, threads, stream);
     } else {
-      launch_rows<T, P, kVectors, kCentre, false>(g, reduction, threads, stream);
+      launch_rows<T, P, kVectors, kCentre, false, kTwoLevel>(g, reduction, threads, stream);
     }
   };
   constexpr bool k16Bit = sizeof(T) == 2;
@@ -283,6 +284,15 @@ void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) 
   // validate() refuses every width these kernels do not cover; this is never reached.
   check_argument(false, "kernels::backward::launch", "cols",
                  "has no kernel (" + std::to_string(g.cols) + ")");
+}
+
+// Which kernel runs a call. rows = 0 runs no row kernel; the column sums still write zero
+// gradients.
+template <typename T, typename P, bool kCentre>
+void launch(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream) {
+  if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
+  if (g.x_group_rows > 1) return launch_levels<T, P, kCentre, true>(g, reduction, stream);
+  launch_levels<T, P, kCentre, false>(g, reduction, stream);
 }
 
 }  // namespace normlab::kernels::backward

@@ -198,12 +198,22 @@ struct RowInput {
   float rstd;
 };
 
+// Where row r of x starts. kTwoLevel: x's rows in groups (a head view: grouped_row_offset in
+// general.cuh; the launchers launch these instances only for x_group_rows >= 2); without it one
+// stride. A template flag, not row_offset's run-time branch, as the forward's kernels have it: the
+// branch and the grouped path beside it, once per chunk, made the one-level kernels longer.
+template <bool kTwoLevel, typename T, typename P>
+__device__ const T* x_row(const Gradients<T, P>& g, std::int64_t r) {
+  return g.x + (kTwoLevel ? grouped_row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride)
+                          : r * g.x_stride);
+}
+
 // Chunk v of row r of x and dy, into @p in.
-template <typename T, typename P, int kVectors, bool kAligned>
+template <typename T, typename P, int kVectors, bool kAligned, bool kTwoLevel>
 __device__ void load_row_chunk(const Gradients<T, P>& g, std::int64_t r, int v,
                                RowInput<T, kVectors>& in) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
+  const T* x = x_row<kTwoLevel>(g, r);
   const T* dy = g.dy + r * g.dy_stride;
   const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
   in.x[v] = load_chunk<kAligned>(x, first, g.cols, kAligned || chunks_aligned(x, 0));
@@ -270,7 +280,7 @@ __device__ void write_gradients(const Gradients<T, P>& g, const float (&dy_xhat)
 // SM that could start a row meanwhile). It costs a row's worth of registers, which may cost a
 // block an SM: backward_launch.cuh takes it only where it does not.
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, typename HandOn,
-          bool kAhead = false>
+          bool kAhead = false, bool kTwoLevel = false>
 __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     backward_rows(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
   static_assert(!kAhead || kCanLoadAhead<T, kVectors>, "no registers for a second row");
@@ -283,7 +293,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     load_row_statistics<T, P, kVectors, kCentre>(g, r, into);
 #pragma unroll
     for (int v = 0; v < kVectors; ++v)
-      load_row_chunk<T, P, kVectors, kAligned>(g, r, v, into);
+      load_row_chunk<T, P, kVectors, kAligned, kTwoLevel>(g, r, v, into);
   };
   // A row's chunks are all requested before any is used, so that their loads are in flight
   // together: loaded where each was first used, every chunk of a row waited for the one before
@@ -334,7 +344,7 @@ __global__ void __launch_bounds__(kMostThreads<T, kVectors>, 1)
     RowSums partial{0.0f, 0.0f};
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
-      if constexpr (!kWholeRow) load_row_chunk<T, P, kVectors, kAligned>(g, r, v, in);
+      if constexpr (!kWholeRow) load_row_chunk<T, P, kVectors, kAligned, kTwoLevel>(g, r, v, in);
       const std::int64_t first = (v * blockDim.x + threadIdx.x) * std::int64_t{kWidth};
       float scale[kWidth], x[kWidth], dy[kWidth];
       scale_of(v, first, scale);
@@ -450,7 +460,7 @@ inline constexpr int kNarrowMinBlocks = kSm90OrNewer &&
                                             : 1;
 
 // [narrow_rows]
-template <typename T, typename P, int kVectors, bool kCentre>
+template <typename T, typename P, int kVectors, bool kCentre, bool kTwoLevel = false>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVectors, kCentre>)
     backward_narrow(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
   constexpr int kWidth = Vector<T>::kWidth;
@@ -465,7 +475,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowMinBlocks<T, P, kVector
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kNarrowWarps;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kNarrowWarps + warp; r < g.rows;
        r += step) {  // the same for every lane of a warp: its shuffles always meet
-    const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
+    const T* x = x_row<kTwoLevel>(g, r);
     const T* dy = g.dy + r * g.dy_stride;
     Vector<T> xs[kVectors], dys[kVectors];
 #pragma unroll
