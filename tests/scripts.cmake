@@ -13,6 +13,9 @@ _normlab_add_script_test(script_gpu_all_usage)
 _normlab_add_script_test(script_torch_test_without_torch)
 # profile --help and -h: the usage, exit 0.
 _normlab_add_script_test(script_profile_help)
+# book_results --help, and --dry-run's plan: the four steps in order, nothing run or written; a
+# bad --only value a usage error naming it.
+_normlab_add_script_test(script_book_results_dry_run)
 # tour without a GPU: one line and exit code 69 within seconds, nothing built.
 _normlab_add_script_test(script_tour_without_gpu)
 # student-copy: the exercises' READMEs name no folder the copy leaves out (solutions/).
