@@ -10,7 +10,6 @@ RESULTS_DIR (book/results) may hold, all optional:
   run.json                         {"gpu", "driver", "date", "command"} of the tour runs
   bench*.json                      normlab_bench --benchmark_out_format=json output, one file a
                                    run (e.g. bench-fp32.json, bench-bf16.json)
-  torch_comparison.json            bench/compare_torch.py output
   ch12.json                        `ch12_across_gpus --json` output; its "overlap" entries'
                                    timelines (each bar: rank, stream, stage, start_us, end_us)
 
@@ -18,7 +17,6 @@ OUT_DIR receives, whatever RESULTS_DIR holds:
   chNN_results.html                that chapter's kernels (NN: each chapter of course.json); or a
                                    line saying nothing is measured yet
   performance_results.html         every measured shape: a bar chart and a table each
-  torch_comparison.html            normlab next to PyTorch
   ch03_block_sizes.html            chapters 02 and 03 at every block size (block_sweep/ entries)
   ch12_timeline.html               rank 0's two streams in chapter 12's overlapped step (the
                                    first entry with the most tokens), or a line saying none is
@@ -369,52 +367,6 @@ def ladder_all(tours):
     return name, placeholder_chart(problem, title)
 
 
-# ---------------------------------------------------------------- PyTorch comparison
-
-
-def torch_page(results):
-    path = results / "torch_comparison.json"
-    if not path.exists():
-        return no_results("the PyTorch comparison")
-    data = load_json(path)
-    caption = (f"Measured with <code>bench/compare_torch.py</code> on {html.escape(data['gpu'])}, "
-               f"{short_date(data['date'])}, driver {html.escape(data.get('driver', '?'))}, "
-               f"PyTorch {html.escape(data['torch_version'])}; copy roof "
-               f"{data['copy_roof_gbps']:.0f} GB/s (<code>copy_</code> of 512 MiB, same run). "
-               "Each cell: GB/s by normlab's bytes model, and % of the copy roof.")
-    names = []
-    for shape in data["shapes"]:
-        for impl in shape["implementations"]:
-            if impl["name"] not in names:
-                names.append(impl["name"])
-    head = ("<tr><th>op</th><th>shape</th><th>dtype</th>"
-            + "".join(f"<th>{html.escape(n)}</th>" for n in names)
-            + "<th>normlab &times; eager</th><th>normlab &times; compile</th>"
-            "<th>matches PyTorch</th></tr>")
-    lines = [f'<table class="doxtable normlab-torch"><caption>{caption}</caption>', head]
-    for shape in data["shapes"]:
-        by_name = {impl["name"]: impl for impl in shape["implementations"]}
-        cells = []
-        for name in names:
-            impl = by_name.get(name)
-            if impl is None:
-                cells.append("<td>&mdash;</td>")
-            elif impl.get("gbps") is None:
-                cells.append(f"<td>{html.escape(impl.get('note', 'not run'))}</td>")
-            else:
-                kernel = f"<br/><code>{html.escape(impl['kernel'])}</code>" if impl.get("kernel") else ""
-                cells.append(f"<td>{impl['gbps']:.0f} ({impl['percent_of_copy_roof']:.1f}%){kernel}</td>")
-        check = shape.get("check")
-        verdict = html.escape(check["verdict"]) if check else "&mdash;"
-        lines.append(f"<tr><td>{shape['op']}</td><td>{shape['rows']}&thinsp;&times;&thinsp;"
-                     f"{shape['cols']}</td><td>{shape['dtype']}</td>" + "".join(cells)
-                     + f"<td>{number(shape.get('speedup_vs_eager'), 2)}</td>"
-                     f"<td>{number(shape.get('speedup_vs_compile'), 2)}</td>"
-                     f"<td>{verdict}</td></tr>")
-    lines.append("</table>")
-    return "\n".join(lines)
-
-
 def read_block_sweep(results):
     """The newest bench*.json's block_sweep/<kernel>@<threads>/<dtype>/<rows>x<cols> entries, as
     {(rows, cols, dtype): {threads: {kernel: Row}}}, with the Run they come from."""
@@ -614,7 +566,6 @@ def make(results, out, pages=PAGES):
     for chapter in [c for c in CHAPTERS if has_page(c, pages)]:
         (out / f"ch{chapter:02d}_results.html").write_text(chapter_page(chapter, runs) + "\n")
     (out / "performance_results.html").write_text(performance_page(runs) + "\n")
-    (out / "torch_comparison.html").write_text(torch_page(results) + "\n")
     (out / "ch03_block_sizes.html").write_text(block_sweep_page(results) + "\n")
     (out / "ch05_shifted.html").write_text(shifted_page(results) + "\n")
     (out / "ch12_timeline.html").write_text(timeline_page(results) + "\n")
@@ -736,27 +687,6 @@ def self_test():
         assert "<td>1024</td><td>7.0 (10.0%)</td><td>6.0 (10.0%)</td>" in sweep, sweep
         assert "<td>256</td><td>&mdash;</td><td>9.0 (10.0%)</td>" in sweep, sweep
         assert "shuffle@" not in (out / "ch03_results.html").read_text()
-        assert "No measured results" in (out / "torch_comparison.html").read_text()
-
-        torch_run = {"gpu": "Torch GPU", "driver": "1.0", "torch_version": "9.9",
-                     "date": "2000-01-04T00:00:00+00:00", "copy_roof_gbps": 2.0,
-                     "shapes": [{"op": "rmsnorm", "rows": 1, "cols": 4096, "dtype": "bf16",
-                                 "implementations": [
-                                     {"name": "torch eager", "gbps": 1.0, "percent_of_copy_roof": 50.0},
-                                     {"name": "normlab", "kernel": "ch07_rmsnorm", "gbps": 1.5,
-                                      "percent_of_copy_roof": 75.0}],
-                                 "speedup_vs_eager": 1.5, "check": {"verdict": "yes"}},
-                                {"op": "rmsnorm_backward", "rows": 1, "cols": 4096, "dtype": "bf16",
-                                 "implementations": [
-                                     {"name": "torch eager", "gbps": 1.0, "percent_of_copy_roof": 50.0},
-                                     {"name": "normlab", "note": "no normlab kernel for this op yet"}]}]}
-        (results / "torch_comparison.json").write_text(json.dumps(torch_run))
-        make(results, out)
-        torch_html = (out / "torch_comparison.html").read_text()
-        assert "Torch GPU" in torch_html and "PyTorch 9.9" in torch_html, torch_html
-        assert "2 (75.0%)<br/><code>ch07_rmsnorm</code>" in torch_html, torch_html
-        assert "<td>1.50</td>" in torch_html and "no normlab kernel for this op yet" in torch_html
-        assert "&amp;" not in torch_html, torch_html
     print("make_figures self-test passed")
 
 

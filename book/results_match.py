@@ -31,8 +31,7 @@ from pathlib import Path
 import record_lines
 
 REPO = Path(__file__).resolve().parent.parent
-RECORD_FILES = ["peer_comparison.json", "profile.json", "torch_comparison.json",
-                "sweep/peer_sweep-*.json"]
+RECORD_FILES = ["peer_comparison.json", "profile.json", "sweep/peer_sweep-*.json"]
 PAGES = ["book/pages/*.md", "README.md", "CONTRIBUTING.md", "exercises/README.md",
          "exercises/*/README.md"]
 RESULTS_PATH = re.compile(r"book/results/[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-/]")
@@ -212,19 +211,19 @@ def self_test():
         summary.write_text(summary.read_text()[:-1])
 
         # A result file pretty-printed; pages naming results that do not exist.
-        torch = results / "torch_comparison.json"
-        kept = torch.read_text()
-        torch.write_text(json.dumps(json.loads(kept), indent=1) + "\n")
+        record = results / "profile.json"
+        kept = record.read_text()
+        record.write_text(json.dumps(json.loads(kept), indent=1) + "\n")
         page = root / "book/pages/ch01-x.md"
         page.write_text("Data: `book/results/runs/2000-01-01-gone/`, and\n`book/results/"
                         "peer_comparison.json`.\n\n    tool --out book/results/written.json\n\n"
                         "Pinned: `git show 0123abc:book/results/runs/old/a.txt`.\n")
         found = check(root)
-        assert any("torch_comparison.json: not in" in p for p in found), found
+        assert any("profile.json: not in" in p for p in found), found
         assert [p for p in found if "names" in p] == [
             "book/pages/ch01-x.md: names book/results/runs/2000-01-01-gone/, which does not "
             "exist"], found
-        torch.write_text(kept)
+        record.write_text(kept)
         page.unlink()
         assert check(root) == []
 
