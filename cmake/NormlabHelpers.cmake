@@ -216,6 +216,7 @@ endfunction()
 # Reads the SASS of a library's kernels (cuobjdump, CPU only) and checks instructions, e.g.
 # REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL", and with MOST_REGISTERS the registers a thread.
 # See scripts/check_sass.py.
+# The checks of one library share its SASS, printed once into build's sass-cache/.
 function(normlab_add_sass_test)
   cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION;MOST_REGISTERS" "REQUIRE;FORBID;LABELS" ${ARGN})
   set(checks)
@@ -231,7 +232,7 @@ function(normlab_add_sass_test)
   add_test(NAME ${S_NAME}
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_sass.py
                    --cuobjdump ${NORMLAB_CUOBJDUMP} --library $<TARGET_FILE:${S_TARGET}>
-                   --function ${S_FUNCTION} ${checks})
+                   --function ${S_FUNCTION} ${checks} --cache ${CMAKE_BINARY_DIR}/sass-cache)
   get_filename_component(tools_dir ${NORMLAB_CUOBJDUMP} DIRECTORY)
   # cuobjdump runs nvdisasm from PATH to print SASS.
   set_tests_properties(${S_NAME} PROPERTIES

@@ -4,6 +4,7 @@
 
 usage: check_sass.py --cuobjdump PATH --library LIB --function REGEX
                      [--require PATTERN ...] [--forbid PATTERN ...] [--most-registers N]
+                     [--cache DIR]
 
 Every kernel in LIB whose (mangled) name matches REGEX is checked; at least one must match.
 Each --require regex must occur in every such kernel's SASS, no --forbid regex may occur, and
@@ -11,18 +12,30 @@ with --most-registers no such kernel may use more than N registers a thread (cuo
 resource usage): the guard for a kernel whose blocks an SM depend on staying under a line.
 Typical patterns: 'LDG\\.E\\.128' (16-byte global loads), 'SHFL' (warp shuffles),
 'LDL|STL' (local memory: spills or register arrays indexed at run time).
+
+With --cache DIR (NORMLAB_SASS_CACHE, where set, names another DIR: CI's build directories
+share one), cuobjdump's output is kept there, gzipped, under the SHA-256 of LIB's bytes and of
+cuobjdump's path, size and time: the checks of one library disassemble it once between them,
+and again only when it changes (chapters 07 to 10's checks all read normlab_kernels, whose
+SASS, some 600 MB for sm_90 alone, takes cuobjdump a minute to print). A check waits for
+another printing the same library.
 """
 import argparse
+import fcntl
+import gzip
+import hashlib
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 
 def kernels(sass: str):
     """Yields (name, body) for each 'Function : name' section of cuobjdump -sass output."""
     name, body = None, []
     for line in sass.splitlines():
-        match = re.search(r"Function : (\S+)", line)
+        match = "Function : " in line and re.search(r"Function : (\S+)", line)
         if match:
             if name:
                 yield name, "\n".join(body)
@@ -48,6 +61,39 @@ def registers(resources: str):
     return found
 
 
+def cuobjdump(tool: str, option: str, library: str, cache: str | None) -> str:
+    """cuobjdump OPTION LIBRARY's output, from CACHE when it holds it for these bytes and tool."""
+    if not cache:
+        return subprocess.run([tool, option, library], check=True, capture_output=True,
+                              text=True).stdout
+    key = hashlib.sha256()
+    with open(library, "rb") as contents:
+        for block in iter(lambda: contents.read(1 << 20), b""):
+            key.update(block)
+    tool_path = os.path.realpath(tool)
+    stat = os.stat(tool_path)
+    key.update(f"{option} {tool_path} {stat.st_size} {stat.st_mtime_ns}".encode())
+    os.makedirs(cache, exist_ok=True)
+    stem = os.path.join(cache, f"{os.path.basename(library)}{option}")
+    entry = f"{stem}.{key.hexdigest()[:32]}.gz"
+    with open(f"{stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, failures included
+        if not os.path.exists(entry):
+            output = subprocess.run([tool, option, library], check=True, capture_output=True,
+                                    text=True).stdout
+            descriptor, temporary = tempfile.mkstemp(dir=cache, suffix=".part")
+            with os.fdopen(descriptor, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb",
+                                                                    compresslevel=1) as packed:
+                packed.write(output.encode())
+            for old in os.listdir(cache):  # this library's other versions
+                if old.startswith(os.path.basename(stem) + ".") and old.endswith(".gz"):
+                    os.remove(os.path.join(cache, old))
+            os.replace(temporary, entry)
+            return output
+        with gzip.open(entry, "rt") as packed:  # under the lock: no other version removes it
+            return packed.read()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cuobjdump", required=True)
@@ -56,14 +102,14 @@ def main() -> int:
     parser.add_argument("--require", action="append", default=[])
     parser.add_argument("--forbid", action="append", default=[])
     parser.add_argument("--most-registers", type=int)
+    parser.add_argument("--cache")
     args = parser.parse_args()
+    cache = args.cache and (os.environ.get("NORMLAB_SASS_CACHE") or args.cache)
 
-    sass = subprocess.run([args.cuobjdump, "-sass", args.library], check=True,
-                          capture_output=True, text=True).stdout
+    sass = cuobjdump(args.cuobjdump, "-sass", args.library, cache)
     used = {}
     if args.most_registers is not None:
-        used = registers(subprocess.run([args.cuobjdump, "--dump-resource-usage", args.library],
-                                        check=True, capture_output=True, text=True).stdout)
+        used = registers(cuobjdump(args.cuobjdump, "--dump-resource-usage", args.library, cache))
     checked, failures = 0, []
     for name, body in kernels(sass):
         if not re.search(args.function, name):
