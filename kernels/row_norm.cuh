@@ -40,11 +40,10 @@ struct Statistics {
 };
 
 // [rounding]
-// h = x + r in fp32, rounded to T and stored as the new residual. The norm is taken of this
-// rounded h, the value the next layer will read back, not of the fp32 sum.
-template <typename T, typename P, bool kAligned>
-__device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
-                                  std::int64_t first, const Vector<T>& x, const Vector<T>& r) {
+// h = x + r in fp32, rounded to T; add_residual stores it as the new residual. The norm is taken
+// of this rounded h, the value the next layer will read back, not of the fp32 sum.
+template <typename T>
+__device__ __forceinline__ Vector<T> rounded_sum(const Vector<T>& x, const Vector<T>& r) {
   constexpr int kWidth = Vector<T>::kWidth;
   float xs[kWidth], rs[kWidth];
   to_floats(x, xs);
@@ -52,7 +51,14 @@ __device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAlign
 #pragma unroll
   for (int j = 0; j < kWidth; ++j)
     xs[j] += rs[j];
-  const Vector<T> h = from_floats<T>(xs);
+  return from_floats<T>(xs);
+}
+
+// The same, stored as the new residual.
+template <typename T, typename P, bool kAligned>
+__device__ Vector<T> add_residual(const Tensors<T, P>& t, const Row<T, P, kAligned>& row,
+                                  std::int64_t first, const Vector<T>& x, const Vector<T>& r) {
+  const Vector<T> h = rounded_sum(x, r);
   store_chunk<kAligned>(row.residual_out, first, t.cols, row.residual_out_aligned, h);
   return h;
 }
@@ -74,6 +80,19 @@ __device__ __forceinline__ void plus_one(const Tensors<T, P, R>& t, float (&scal
 #pragma unroll
   for (int j = 0; j < kWidth; ++j)
     scale[j] += 1.0f;
+}
+
+// y = (y - mean) * rstd * scale + shift in fp32, element by element, y coming in as a chunk of
+// the row widened to fp32: the arithmetic of every forward kernel, before its one rounding.
+template <int kWidth>
+__device__ __forceinline__ void normalise(float (&y)[kWidth], Statistics s,
+                                          const float (&scale)[kWidth],
+                                          const float (&shift)[kWidth]) {
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) {
+    const float normalised = (y[j] - s.mean) * s.rstd;
+    y[j] = normalised * scale[j] + shift[j];
+  }
 }
 
 // y = (h - mean) * rstd * scale + shift, all in fp32, rounded to T once. h: a chunk of the row
@@ -100,11 +119,7 @@ __device__ void normalise_and_store(const Tensors<T, P, R>& t, const Row<T, P, k
   float y[kWidth];
   to_floats(h, y);
   plus_one(t, scale);
-#pragma unroll
-  for (int j = 0; j < kWidth; ++j) {
-    const float normalised = (y[j] - s.mean) * s.rstd;
-    y[j] = normalised * scale[j] + shift[j];
-  }
+  normalise(y, s, scale, shift);
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
 
@@ -147,11 +162,7 @@ __device__ void normalise_and_store(const Tensors<T, P>& t, const Row<T, P, kAli
   constexpr int kWidth = Vector<T>::kWidth;
   float y[kWidth];
   to_floats(h, y);
-#pragma unroll
-  for (int j = 0; j < kWidth; ++j) {
-    const float normalised = (y[j] - s.mean) * s.rstd;
-    y[j] = normalised * a.scale[j] + a.shift[j];
-  }
+  normalise(y, s, a.scale, a.shift);
   store_chunk<kAligned>(row.y, first, t.cols, row.y_aligned, from_floats<T>(y));
 }
 

@@ -166,25 +166,28 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
 }
 
+/// Stores a whole vector of 16-bit elements at @p at, on the 16-byte grid, as one 128-bit store
+/// written out in PTX (st.global.v4). A plain assignment of a vector of 16-bit elements let the
+/// compiler split some of them into four 32-bit stores, each store of a warp then touching four
+/// times the sectors (Nsight Compute found many such stores in chapter 09's kernels). The
+/// "memory" clobber keeps every load and store on its side. fp32 rows keep the plain store
+/// (store_chunk): written out, it slowed chapter 09's fp32 LayerNorm.
+template <typename T>
+__device__ __forceinline__ void store_vector(T* at, const Vector<T>& v) {
+  static_assert(sizeof(T) == 2, "16-bit elements: fp32 vectors take a plain store");
+  const uint4 words = same_bits<uint4>(v);
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(at), "r"(words.x), "r"(words.y),
+               "r"(words.z), "r"(words.w)
+               : "memory");
+}
+
 /// Stores the elements of @p v that lie inside the row: one vector, or element by element.
 template <bool kAligned, typename T>
 __device__ void store_chunk(T* row, std::int64_t first, std::int64_t cols, bool aligned,
                             const Vector<T>& v) {
   constexpr int kWidth = Vector<T>::kWidth;
   if constexpr (kAligned && sizeof(T) == 2) {
-    // One 128-bit store, written out in PTX (st.global.v4). A plain assignment of a vector of
-    // 16-bit elements let the compiler split some of them into four 32-bit stores, each store
-    // of a warp then touching four times the sectors (Nsight Compute found many such stores in
-    // chapter 09's kernels). The "memory" clobber keeps every load and store on its side.
-    // Chapter 10's kernels gain a little from it, chapters 07 to 09 hardly move. fp32 rows keep
-    // the plain store: written out, it speeds up chapter 10's fp32 kernels but slows chapter
-    // 09's LayerNorm, which the dispatcher picks there.
-    if (first < cols) {
-      const uint4 words = same_bits<uint4>(v);
-      asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(row + first), "r"(words.x),
-                   "r"(words.y), "r"(words.z), "r"(words.w)
-                   : "memory");
-    }
+    if (first < cols) store_vector(row + first, v);
     return;
   }
   if (kAligned ? first < cols : aligned && first >= 0 && first + kWidth <= cols) {
