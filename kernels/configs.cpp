@@ -25,6 +25,7 @@ std::int64_t chunks_held(const Config& config) {
     case Kind::narrow:
       return static_cast<std::int64_t>(config.lanes) * config.vectors;
     case Kind::block:
+    case Kind::slim:
       return static_cast<std::int64_t>(config.max_threads) * config.vectors;
     default:
       return 0;
@@ -48,10 +49,11 @@ namespace {
 // What keeps a (narrow or block) configuration from running a problem. choose() asks it of
 // each candidate in turn and writes a reason only for the one it takes: a reason formatted for
 // every refusal cost more than the whole decision.
-enum class Refusal { none, layernorm, alignment, width };
+enum class Refusal { none, layernorm, add_layernorm, alignment, width };
 
 Refusal refusal_of(const Config& config, const Problem& p) {
   if (p.centre && !config.layernorm) return Refusal::layernorm;
+  if (p.centre && p.add && !has_add_layernorm(config)) return Refusal::add_layernorm;
   if (config.aligned && !p.aligned) return Refusal::alignment;
   if (p.chunks > chunks_held(config)) return Refusal::width;
   return Refusal::none;
@@ -86,6 +88,10 @@ Choice configure(int index, const Problem& p) {
     case Refusal::layernorm:
       choice.why = std::string("refused: ") + config.name +
                    " is compiled for RMSNorm ops only (LayerNorm's registers spill under its cap)";
+      break;
+    case Refusal::add_layernorm:
+      choice.why = std::string("refused: ") + config.name +
+                   " has no add + LayerNorm kernel (its registers spill under the cap)";
       break;
     case Refusal::alignment:
       choice.why = std::string("refused: ") + config.name + " needs rows of whole aligned vectors";

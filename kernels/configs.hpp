@@ -18,8 +18,11 @@ namespace normlab::kernels::configured {
 /// lanes rows per block. Block: one row per block of up to `max_threads` threads, each keeping
 /// `vectors` vectors, registers capped by __launch_bounds__(max_threads, min_blocks) so that
 /// min_blocks blocks of max_threads fit an SM's 65536 registers. Wide: the general launcher
-/// (rows too wide for this table; its streaming kernel).
-enum class Kind { narrow, block, wide };
+/// (rows too wide for this table; its streaming kernel). Slim: one row per block of up to
+/// `max_threads` threads as block, compiled for aligned rows with a weight (and a LayerNorm bias)
+/// in the activations' dtype only, so that a thread keeps little beyond its row (slim.cu); the
+/// tuned chooser alone picks it.
+enum class Kind { narrow, block, wide, slim };
 
 struct Config {
   Kind kind;
@@ -100,6 +103,18 @@ inline constexpr Config kConfigs[] = {
     // Rows of up to 4096 chunks (32768 16-bit columns) in one block's registers, where a cluster
     // would otherwise take them; RMSNorm ops only (LayerNorm's add with fp32 parameters spills).
     {Kind::block, 0, 8, 512, 1, true, false, "block8_512", false},
+    // Slim, capped as block is: up to 1024 threads of 1 or 2 vectors (64 registers a thread,
+    // more than their rows need), 512 of 4 or 8 (128), held or not; and 256 or 512 of 4 at 64
+    // registers, 4 or 2 blocks an SM, where add + LayerNorm would spill (refused there: no
+    // kernel). 8 vectors: RMSNorm ops only (LayerNorm's spill at 128).
+    {Kind::slim, 0, 1, 1024, 1, true, true, "slim1_held", true, true},
+    {Kind::slim, 0, 2, 1024, 1, true, true, "slim2", true, false},
+    {Kind::slim, 0, 2, 1024, 1, true, true, "slim2_held", true, true},
+    {Kind::slim, 0, 4, 256, 4, true, true, "slim4_256x4", true, false},
+    {Kind::slim, 0, 4, 512, 2, true, true, "slim4_512x2", true, false},
+    {Kind::slim, 0, 4, 512, 1, true, true, "slim4", true, false},
+    {Kind::slim, 0, 4, 512, 1, true, true, "slim4_held", true, true},
+    {Kind::slim, 0, 8, 512, 1, true, true, "slim8", false, false},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]
@@ -156,5 +171,11 @@ consteval int index_of(std::string_view name) {
 
 /// The most 16-byte chunks a row of configuration @p config holds (0: any, for wide).
 std::int64_t chunks_held(const Config& config);
+
+/// Whether configuration @p config has an add + LayerNorm kernel: every one but the slim
+/// configurations capped at 64 registers for 4 vectors a thread, where it spills.
+constexpr bool has_add_layernorm(const Config& config) {
+  return config.layernorm && !(config.kind == Kind::slim && config.min_blocks > 1);
+}
 
 }  // namespace normlab::kernels::configured

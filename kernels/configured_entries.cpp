@@ -22,6 +22,12 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 // "8 lanes a row, 4 vectors each; 2 blocks an SM; rows of up to 32 chunks" (or "a row a block
 // of up to 128 threads, ..."; "..., aligned rows" for the configurations that need them).
 std::string summary_of(const Config& config) {
+  if (config.kind == Kind::slim) {
+    return "a row a block of up to " + std::to_string(config.max_threads) + " threads, " +
+           std::to_string(config.vectors) + " vectors each" + (config.held ? ", held" : "") +
+           "; rows of up to " + std::to_string(chunks_held(config)) +
+           " chunks on the 16-byte grid, a weight (and a LayerNorm bias) in their dtype";
+  }
   const std::string shape =
       config.kind == Kind::narrow
           ? std::to_string(config.lanes) + " lanes a row"
@@ -55,11 +61,18 @@ std::vector<KernelEntry> config_entries() {
     for (const Config& config : kConfigs) {
       if (config.kind == Kind::wide) continue;  // chapter 07's launcher, its own entry
       if (is_layernorm(op) && !config.layernorm) continue;
+      if (op == Op::add_layernorm && !has_add_layernorm(config)) continue;
       Capabilities can = every_tensor();
       // The table's own refusal (configure()) is exact; these say what can be said without
       // the row's address: aligned configurations need 16-byte rows, every one holds at most
       // chunks_held 16-byte chunks (a row off the grid spans one more than its bytes fill).
       if (config.aligned) can.alignment_bytes = static_cast<int>(kChunkBytes);
+      if (config.kind == Kind::slim) {  // what launch_slim refuses
+        can.fp32_parameters = false;
+        can.optional_parameters = false;
+        can.weight_plus_one = false;
+        can.two_level_rows = false;
+      }
       can.max_row_bytes = (chunks_held(config) - (config.aligned ? 0 : 1)) * kChunkBytes;
       const char* name = config.name;
       entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,

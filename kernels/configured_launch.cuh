@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file configured_launch.cuh
 /// @brief The configured launcher's kernel launches, one per kind of configuration: lanes.cu (a
-/// group of lanes per row) and block.cu (a row per block, registers capped). configured.cu picks
-/// which.
+/// group of lanes per row), block.cu (a row per block, registers capped) and slim.cu (a row per
+/// block, little kept beside it). configured.cu picks which.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -38,5 +38,10 @@ void launch_narrow(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
 /// Launches configuration kConfigs[choice.config] (a block one) as @p choice says.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
+
+/// Launches configuration kConfigs[choice.config] (a slim one) as @p choice says, or refuses,
+/// naming the argument, a call it is not compiled for (slim.cu).
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
 
 }  // namespace normlab::kernels::configured

@@ -27,6 +27,18 @@ constexpr struct {
   const char* family;
 } kChapter10Paths[] = {{"_cluster", "cluster"}, {"_whole_gpu", "whole_gpu"}, {"_split", "split"}};
 
+// Chapter 09's configurations by their kind.
+const char* family_of(configured::Kind kind) {
+  switch (kind) {
+    case configured::Kind::narrow:
+      return "lanes";
+    case configured::Kind::slim:
+      return "slim";
+    default:
+      return "block";
+  }
+}
+
 const Built& built() {
   static const Built b = [] {
     Built made;
@@ -47,9 +59,7 @@ const Built& built() {
     for (const KernelEntry& kernel : made.config_entries) {
       const std::string config = kernel.name.substr(kernel.name.find('@') + 1);
       const int index = configured::config_index(config);
-      made.all.push_back({.family = configured::kConfigs[index].kind == configured::Kind::narrow
-                                        ? "lanes"
-                                        : "block",
+      made.all.push_back({.family = family_of(configured::kConfigs[index].kind),
                           .config = config,
                           .kernel = &kernel,
                           .config_index = index});

@@ -16,6 +16,7 @@ namespace normlab::dispatch {
 /// One kernel the chooser may pick, for one op. Families: "general" (chapter 07's launcher: any
 /// alignment, rows too wide for registers streamed), "lanes" (a group of lanes a row, chapter
 /// 09's narrow configurations), "block" (a row a block with a register cap, chapter 09's block
+/// configurations), "slim" (a row a block, little kept beside it: chapter 09's slim
 /// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths); a family of one
 /// configuration calls it "default".
 struct Candidate {

@@ -39,11 +39,12 @@ std::int64_t chunks_spanned(const Row& row) {
 
 std::int64_t chunks_kept(const configured::Config& config) {
   // TODO(ex13) begin: the chunks a configuration keeps of one row
-  // Narrow: the row's group of lanes; block: the row's block; wide: any row (0).
+  // Narrow: the row's group of lanes; block and slim: the row's block; wide: any row (0).
   switch (config.kind) {
     case configured::Kind::narrow:
       return std::int64_t{config.lanes} * config.vectors;
     case configured::Kind::block:
+    case configured::Kind::slim:
       return std::int64_t{config.max_threads} * config.vectors;
     default:
       return 0;

@@ -149,6 +149,11 @@ expect_brief "$normlab" 2 "'--widths' must be >= 1" tune --widths 256,0
 expect_brief "$normlab" 2 "'--rows' has an empty item" tune --rows 1,,2
 expect_brief "$normlab" 2 "'--dtypes'" tune --dtypes bf17
 expect_brief "$normlab" 2 "is not an option of normlab tune" tune --fast
+expect_brief "$normlab" 2 "'--update' needs --kernel" tune --update
+expect_brief "$normlab" 2 "'--update' adds to a table" tune --update --kernel slim/ --fresh
+expect env 0 "slim/slim4_256x4       ch09_rmsnorm@slim4_256x4" CUDA_VISIBLE_DEVICES= "$normlab" \
+  tune --list --ops rmsnorm --kernel slim/
+expect_absent "$normlab" 0 "slim/slim4_256x4" tune --list --ops add_layernorm --kernel slim/
 out=$(mktemp -d)
 expect env 69 "normlab tune: no CUDA GPU is visible" CUDA_VISIBLE_DEVICES= "$normlab" tune \
   --out "$out/tuned"

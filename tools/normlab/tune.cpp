@@ -60,6 +60,9 @@ const std::string kTuneUsage =
     "  --rows LIST       comma-separated row counts, 'big' for the fewest moving 128 MiB\n"
     "                    (default 1,32,256,big)\n"
     "  --kernel TEXT     only candidates whose key (family/config) or kernel name contains TEXT\n"
+    "  --update          with --kernel: at the grid points already in the table, time those\n"
+    "                    candidates alone and rank them in among the times kept there (a new\n"
+    "                    family or configuration), noted in the table's header\n"
     "  --list            print the candidates of each op and the grid, and exit (no GPU needed)\n"
     "  --repetitions N   timed repetitions a candidate (default 30; median kept)\n"
     "  --budget-s S      stop after the grid point that passes S seconds (resume later)\n"
@@ -75,6 +78,7 @@ struct Options {
   std::vector<std::int64_t> widths;               // empty: kWidths by dtype
   std::vector<std::int64_t> rows{1, 32, 256, 0};  // 0: big
   std::string kernel_filter;
+  bool update = false;  // re-time the --kernel candidates at points already in the table
   bool list = false;
   int repetitions = 30;
   double budget_s = 0.0;  // 0: none
@@ -120,6 +124,8 @@ Options parse(int argc, char** argv, int first) {
         o.rows.push_back(item == "big" ? 0 : parse_integer(item, "--rows", 1));
     } else if (line.is("--kernel")) {
       o.kernel_filter = line.value();
+    } else if (line.is("--update")) {
+      o.update = true;
     } else if (line.is("--list")) {
       o.list = true;
     } else if (line.is("--repetitions")) {
@@ -131,6 +137,9 @@ Options parse(int argc, char** argv, int first) {
     }
   }
   if (o.out.empty()) refuse_option("--out", "is needed: neither NORMLAB_TUNED_DIR nor HOME is set");
+  if (o.update && o.kernel_filter.empty())
+    refuse_option("--update", "needs --kernel: which candidates to time again");
+  if (o.update && o.fresh) refuse_option("--update", "adds to a table; --fresh starts a new one");
   return o;
 }
 
@@ -265,6 +274,18 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
   return entry;
 }
 
+// @p entry's ranking with the candidates --kernel picks replaced by @p timed's, fastest first.
+void rank_in(dispatch::TunedEntry& entry, const dispatch::TunedEntry& timed, const Options& o) {
+  std::erase_if(entry.ranking, [&](const dispatch::TunedTime& time) {
+    const dispatch::Candidate* candidate = dispatch::candidate_keyed(entry.op, time.candidate);
+    return candidate != nullptr && chosen_by(o, *candidate);
+  });
+  entry.ranking.insert(entry.ranking.end(), timed.ranking.begin(), timed.ranking.end());
+  std::stable_sort(
+      entry.ranking.begin(), entry.ranking.end(),
+      [](const dispatch::TunedTime& a, const dispatch::TunedTime& b) { return a.ms < b.ms; });
+}
+
 // What --list prints: each op's candidates (those --kernel leaves), then the grid's size.
 int list_candidates(const Options& o) {
   for (Op op : o.ops) {
@@ -307,12 +328,17 @@ int tune_command(int argc, char** argv, int first) {
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  if (o.update) {
+    table.header.emplace_back("updated", now_utc() + ": candidates matching '" + o.kernel_filter +
+                                             "' timed and ranked in");
+  }
   std::vector<std::string> failed;
   std::size_t index = 0;
   std::size_t added = 0;
   for (const Point& p : points) {
     ++index;
-    if (done.contains({p.op, p.dtype, p.rows, p.cols})) continue;
+    const bool in_table = done.contains({p.op, p.dtype, p.rows, p.cols});
+    if (in_table && !o.update) continue;
     if (o.budget_s > 0 && seconds() > o.budget_s) {
       std::printf("normlab tune: stopped at the %.0f s budget; run it again to resume\n",
                   o.budget_s);
@@ -322,6 +348,14 @@ int tune_command(int argc, char** argv, int first) {
     dispatch::TunedEntry entry = tune_point(p, o, failed);
     for (std::size_t f = failed_before; f < failed.size(); ++f)
       std::fprintf(stderr, "normlab tune: FAILED its check, left out: %s\n", failed[f].c_str());
+    if (in_table) {
+      const auto kept =
+          std::find_if(table.entries.begin(), table.entries.end(), [&](const auto& e) {
+            return e.op == p.op && e.dtype == p.dtype && e.rows == p.rows && e.cols == p.cols;
+          });
+      rank_in(*kept, entry, o);
+      entry = *kept;
+    }
     std::printf("[%zu/%zu] %s %s %lld x %lld: ", index, points.size(), name_of(p.op),
                 name_of(p.dtype), static_cast<long long>(p.rows), static_cast<long long>(p.cols));
     if (entry.ranking.empty()) {
@@ -332,8 +366,8 @@ int tune_command(int argc, char** argv, int first) {
         std::printf(", runner-up %s %.4g ms", entry.ranking[1].candidate.c_str(),
                     entry.ranking[1].ms);
       }
-      std::printf(" (%zu timed)\n", entry.ranking.size());
-      table.entries.push_back(std::move(entry));
+      std::printf(" (%zu ranked)\n", entry.ranking.size());
+      if (!in_table) table.entries.push_back(std::move(entry));
       write_table(table, path);
       ++added;
     }

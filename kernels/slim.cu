@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// The slim family (taught in chapter 09): one row per block, as in the block family, with the
+// registers a thread keeps cut down to the row itself, so that an SM holds more rows at once.
+//
+// A block kernel keeps more than its row: 64-bit chunk indices, compared with 64-bit widths, each
+// chunk's alignment flags, the branches for an absent weight or bias and for (1 + w), and the
+// prefetch of parameters for few rows. They serve any layout, and they cost the kernel's register
+// count twice or more what its row needs: fewer blocks an SM, so fewer bytes in flight. This
+// family is compiled for one kind of call only and refuses the others by name: rows on the
+// 16-byte grid, a weight always given (and a bias with LayerNorm), parameters in the activations'
+// dtype, no (1 + w), x one stride a row. Each row's base addresses are computed once and its
+// chunks are 32-bit offsets from them. The arithmetic is row_norm.cuh's, step for step.
+//
+// kHeld: each chunk's weight (and bias) loaded with the row, before the statistics, and kept as
+// loaded (one vector each) where the block family's held configurations widen them to fp32
+// first; otherwise each chunk's loaded after the statistics, as it is normalised.
+#include <type_traits>
+
+#include "configured_launch.cuh"
+#include "normlab/check.hpp"
+#include "row_norm.cuh"
+
+namespace normlab::kernels::configured {
+
+using device::block_sum;
+using device::store_vector;
+using device::Vector;
+
+namespace {
+
+// [slim]
+template <typename T>
+__device__ __forceinline__ Vector<T> load_vector(const T* at) {
+  return *reinterpret_cast<const Vector<T>*>(at);
+}
+
+template <typename T>
+__device__ __forceinline__ void store_whole(T* at, const Vector<T>& v) {
+  if constexpr (sizeof(T) == 2) {
+    store_vector(at, v);
+  } else {
+    *reinterpret_cast<Vector<T>*>(at) = v;
+  }
+}
+
+// y of one chunk from h, its weight and (LayerNorm) its bias, as loaded.
+template <typename T, bool kCentre>
+__device__ __forceinline__ void normalise_slim(T* y, Statistics s, const Vector<T>& h,
+                                               const Vector<T>& weight, const Vector<T>& bias) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  float values[kWidth], scale[kWidth], shift[kWidth] = {};
+  to_floats(h, values);
+  to_floats(weight, scale);
+  if constexpr (kCentre) to_floats(bias, shift);
+  normalise(values, s, scale, shift);
+  store_whole(y, from_floats<T>(values));
+}
+
+template <typename T, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre, bool kAdd,
+          bool kHeld>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tensors<T, T> t) {
+  constexpr int kWidth = Vector<T>::kWidth;
+  const int chunks = static_cast<int>(t.cols / kWidth);
+  const Slice slice = block_slice();
+  const Vector<T> zero = device::same_bits<Vector<T>>(make_uint4(0u, 0u, 0u, 0u));
+  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
+    const T* x = t.x + r * t.x_stride;
+    T* y = t.y + r * t.y_stride;
+    Vector<T> h[kVectors];  // x, or x + residual rounded to T
+    Vector<T> weight[kHeld ? kVectors : 1], bias[kHeld && kCentre ? kVectors : 1];
+    Vector<T> residual[kAdd ? kVectors : 1];
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const int c = slice.offset + v * slice.stride;
+      h[v] = zero;
+      if (c >= chunks) continue;
+      h[v] = load_vector(x + c * kWidth);
+      if constexpr (kAdd)
+        residual[v] = load_vector(t.residual + r * t.residual_stride + c * kWidth);
+      if constexpr (kHeld) {
+        weight[v] = load_vector(t.weight + c * kWidth);
+        if constexpr (kCentre) bias[v] = load_vector(t.bias + c * kWidth);
+      }
+    }
+    if constexpr (kAdd) {
+      T* residual_out = t.residual_out + r * t.residual_out_stride;
+#pragma unroll
+      for (int v = 0; v < kVectors; ++v) {
+        const int c = slice.offset + v * slice.stride;
+        if (c >= chunks) continue;
+        h[v] = rounded_sum(h[v], residual[v]);
+        store_whole(residual_out + c * kWidth, h[v]);
+      }
+    }
+    const Statistics s = row_statistics<kCentre, true, kVectors>(
+        [&](int v) { return h[v]; }, slice, 0, t.cols, t.eps, [](float v) { return block_sum(v); });
+    write_statistics(t, r, s, kCentre, slice);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const int c = slice.offset + v * slice.stride;
+      if (c >= chunks) continue;
+      if constexpr (kHeld) {
+        normalise_slim<T, kCentre>(y + c * kWidth, s, h[v], weight[v], bias[kCentre ? v : 0]);
+      } else {
+        const Vector<T> w = load_vector(t.weight + c * kWidth);
+        const Vector<T> b = kCentre ? load_vector(t.bias + c * kWidth) : zero;
+        normalise_slim<T, kCentre>(y + c * kWidth, s, h[v], w, b);
+      }
+    }
+  }
+}
+// [slim]
+
+// What this family takes beyond the configuration's width (configure() checks that): refused by
+// the argument that asks for more. Its entries declare the same (configured_entries.cpp).
+template <typename T, typename P, bool kCentre>
+void refuse_what_slim_lacks(const Tensors<T, P>& t, const Config& c) {
+  const char* fn = "kernels::configured::slim";
+  const std::string name = c.name;
+  check_argument(std::is_same_v<T, P>, fn, "weight",
+                 name + " takes parameters in the activations' dtype only");
+  check_argument(t.weight != nullptr, fn, "weight", name + " needs a weight");
+  check_argument(!kCentre || t.bias != nullptr, fn, "bias", name + " needs a bias with LayerNorm");
+  check_argument(!t.weight_plus_one, fn, "weight_plus_one", name + " does not scale by (1 + w)");
+  check_argument(t.x_group_rows <= 1, fn, "x_group_rows",
+                 name + " reads x one stride a row (no rows in groups)");
+}
+
+}  // namespace
+
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
+  with_config<Kind::slim>(choice.config, [&]<int kConfig>() {
+    constexpr Config c = kConfigs[kConfig];
+    refuse_what_slim_lacks<T, P, kCentre>(t, c);
+    check_argument(!kCentre || c.layernorm, "kernels::configured::slim", "config",
+                   std::string(c.name) + " has no LayerNorm kernel");
+    check_argument(!(kCentre && kAdd) || has_add_layernorm(c), "kernels::configured::slim",
+                   "config", std::string(c.name) + " has no add + LayerNorm kernel");
+    constexpr bool kCompiled = std::is_same_v<T, P> && (!kCentre || c.layernorm) &&
+                               (!(kCentre && kAdd) || has_add_layernorm(c));
+    if constexpr (kCompiled) {
+      norm_slim<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.held>
+          <<<choice.blocks, choice.threads, 0, stream>>>(t);
+    }
+  });
+  NORMLAB_CHECK_LAUNCH();
+}
+
+#define NORMLAB_CONFIGURED_SLIM(T, P, kCentre, kAdd) \
+  template void launch_slim<T, P, kCentre, kAdd>(const Tensors<T, P>&, const Choice&, cudaStream_t);
+NORMLAB_FORWARD_FOR_EACH_CALL(NORMLAB_CONFIGURED_SLIM)
+
+}  // namespace normlab::kernels::configured
