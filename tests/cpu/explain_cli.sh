@@ -109,6 +109,12 @@ expect "$normlab" 0 "table:   $(basename "$table") (NVIDIA Test GPU, tuned D)" e
   --table "$table" "${many[@]}" --cols 4000
 expect "$normlab" 0 "kernel:  ch07_rmsnorm " explain --table "$table" "${many[@]}" --cols 4000 \
   --misalign 1
+updated=$(mktemp)
+printf '# device\tNVIDIA Test GPU\n# date\tD\n# updated\tU: slim/ ranked in\nrmsnorm\tbf16\t8192\t4096\t%s\n' \
+  block/block4_128x6=0.05 >"$updated"
+expect "$normlab" 0 "(NVIDIA Test GPU, tuned D, updated U)" explain --table "$updated" \
+  "${many[@]}" --cols 4000
+rm -f "$updated"
 expect "$normlab" 0 "no grid point of tuned table" explain --table "$table" "${many[@]}" \
   --cols 30000
 expect "$normlab" 0 "table:   none (--rules)" explain --rules --table "$table" "${many[@]}" \

@@ -129,10 +129,13 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
     std::fprintf(stderr, "normlab explain: %s\n", error.what());
     return 2;
   }
+  // A table `normlab tune --update` ranked candidates into also says when ("updated").
+  const std::string updated = table != nullptr ? table->header_value("updated") : "";
   const std::string table_line =
       rules_only ? std::string("none (--rules): the decision table's rules")
       : table != nullptr
-          ? table->name + " (" + table->device + ", tuned " + table->header_value("date") + ")"
+          ? table->name + " (" + table->device + ", tuned " + table->header_value("date") +
+                (updated.empty() ? "" : ", updated " + updated.substr(0, updated.find(": "))) + ")"
           : "none for " + (table_gpu.empty() ? std::string("this GPU") : table_gpu) +
                 ": the decision table's rules";
   Plan plan;
