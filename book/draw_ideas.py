@@ -1074,13 +1074,13 @@ def ch12_across_gpus():
 REPO = Path(__file__).resolve().parent.parent
 # Chapter 13's figure reads the code and the committed table, not typed numbers: chapter 09's
 # configurations (kernels/configs.hpp) and the H200's tuned table (kernels/tuned/).
-CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide), (\d+), (\d+), (\w+), \d+, (?:true|false), '
+CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide|slim), (\d+), (\d+), (\w+), \d+, (?:true|false), '
                          r'(?:true|false), "(\w+)"')
 CH13_OP, CH13_DTYPE, CH13_CHUNK_ELEMENTS = "rmsnorm", "bf16", 8
 CH13_GPU = "nvidia-h200"         # the table the page names, whatever other GPUs' tables join it
 CH13_COLS = 4096                 # the width whose space the top panel prunes
 CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
-FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "general": "#bbb",
+FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "slim": THREAD[7], "general": "#bbb",
                  "cluster": THREAD[3], "whole_gpu": THREAD[4], "split": THREAD[5]}
 
 
@@ -1137,8 +1137,8 @@ def ch13_space_panel(fig, top):
         y = top + 14 + i * (bar + 1)
         fits = held == 0 or held >= chunks
         kept += fits
-        colour = FAMILY_COLOUR["general" if kind == "wide" else "lanes" if kind == "narrow"
-                               else "block"] if fits else LIGHT
+        family = {"wide": "general", "narrow": "lanes"}.get(kind, kind)
+        colour = FAMILY_COLOUR[family] if fits else LIGHT
         end = at(most) if held == 0 else at(held)
         fig.rect(x0, y, end - x0, bar, fill=colour, stroke="white", width=0.3)
         fig.text(x0 - 4, y + bar - 1, name, size=7, anchor="end", fill=INK if fits else GREY)
