@@ -28,7 +28,6 @@ using device::Vector;
 
 namespace {
 
-// [slim]
 template <typename T>
 __device__ __forceinline__ Vector<T> load_vector(const T* at) {
   return *reinterpret_cast<const Vector<T>*>(at);
@@ -56,6 +55,7 @@ __device__ __forceinline__ void normalise_slim(T* y, Statistics s, const Vector<
   store_whole(y, from_floats<T>(values));
 }
 
+// [slim]
 template <typename T, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre, bool kAdd,
           bool kHeld>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tensors<T, T> t) {
