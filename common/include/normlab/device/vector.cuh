@@ -166,19 +166,22 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
 }
 
-/// Stores a whole vector of 16-bit elements at @p at, on the 16-byte grid, as one 128-bit store
-/// written out in PTX (st.global.v4). A plain assignment of a vector of 16-bit elements let the
+/// Stores a whole vector at @p at, on the 16-byte grid. 16-bit elements go as one 128-bit store
+/// written out in PTX (st.global.v4): a plain assignment of a vector of 16-bit elements let the
 /// compiler split some of them into four 32-bit stores, each store of a warp then touching four
 /// times the sectors (Nsight Compute found many such stores in chapter 09's kernels). The
-/// "memory" clobber keeps every load and store on its side. fp32 rows keep the plain store
-/// (store_chunk): written out, it slowed chapter 09's fp32 LayerNorm.
+/// "memory" clobber keeps every load and store on its side. fp32 vectors keep the plain store:
+/// written out, it slowed chapter 09's fp32 LayerNorm.
 template <typename T>
 __device__ __forceinline__ void store_vector(T* at, const Vector<T>& v) {
-  static_assert(sizeof(T) == 2, "16-bit elements: fp32 vectors take a plain store");
-  const uint4 words = same_bits<uint4>(v);
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(at), "r"(words.x), "r"(words.y),
-               "r"(words.z), "r"(words.w)
-               : "memory");
+  if constexpr (sizeof(T) == 2) {
+    const uint4 words = same_bits<uint4>(v);
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(at), "r"(words.x), "r"(words.y),
+                 "r"(words.z), "r"(words.w)
+                 : "memory");
+  } else {
+    *reinterpret_cast<Vector<T>*>(at) = v;
+  }
 }
 
 /// Stores the elements of @p v that lie inside the row: one vector, or element by element.
