@@ -230,6 +230,13 @@ void write_table(const dispatch::TunedTable& table, const std::string& path) {
   std::filesystem::rename(partial, path);
 }
 
+// @p entry's ranking fastest first (ties in the order timed).
+void sort_fastest_first(dispatch::TunedEntry& entry) {
+  std::stable_sort(
+      entry.ranking.begin(), entry.ranking.end(),
+      [](const dispatch::TunedTime& a, const dispatch::TunedTime& b) { return a.ms < b.ms; });
+}
+
 // One grid point: the ranking of every candidate that takes it and passes its check; @p failed
 // gets a line for each that does not pass.
 dispatch::TunedEntry tune_point(const Point& p, const Options& o,
@@ -268,9 +275,7 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
     entry.ranking.push_back(
         {candidate->key, workspace.time(*candidate->kernel, timing).timing.median_ms});
   }
-  std::stable_sort(
-      entry.ranking.begin(), entry.ranking.end(),
-      [](const dispatch::TunedTime& a, const dispatch::TunedTime& b) { return a.ms < b.ms; });
+  sort_fastest_first(entry);
   return entry;
 }
 
@@ -281,9 +286,7 @@ void rank_in(dispatch::TunedEntry& entry, const dispatch::TunedEntry& timed, con
     return candidate != nullptr && chosen_by(o, *candidate);
   });
   entry.ranking.insert(entry.ranking.end(), timed.ranking.begin(), timed.ranking.end());
-  std::stable_sort(
-      entry.ranking.begin(), entry.ranking.end(),
-      [](const dispatch::TunedTime& a, const dispatch::TunedTime& b) { return a.ms < b.ms; });
+  sort_fastest_first(entry);
 }
 
 // What --list prints: each op's candidates (those --kernel leaves), then the grid's size.
