@@ -33,8 +33,9 @@ struct Config {
   bool aligned;         ///< compiled for rows that are whole aligned vectors only
   bool residual_first;  ///< add + norm: the row's residual loaded whole (row_norm.cuh)
   const char* name;
-  bool layernorm = true;  ///< compiled for LayerNorm ops too (false: RMSNorm ops only)
-  bool held = false;      ///< the parameters loaded with the row, before the statistics
+  bool layernorm = true;      ///< compiled for LayerNorm ops too (false: RMSNorm ops only)
+  bool held = false;          ///< the parameters loaded with the row, before the statistics
+  bool add_layernorm = true;  ///< compiled for add + LayerNorm too (false: it spills)
 };
 
 inline constexpr int kNarrowThreads = 256;
@@ -110,8 +111,8 @@ inline constexpr Config kConfigs[] = {
     {Kind::slim, 0, 1, 1024, 1, true, true, "slim1_held", true, true},
     {Kind::slim, 0, 2, 1024, 1, true, true, "slim2", true, false},
     {Kind::slim, 0, 2, 1024, 1, true, true, "slim2_held", true, true},
-    {Kind::slim, 0, 4, 256, 4, true, true, "slim4_256x4", true, false},
-    {Kind::slim, 0, 4, 512, 2, true, true, "slim4_512x2", true, false},
+    {Kind::slim, 0, 4, 256, 4, true, true, "slim4_256x4", true, false, false},
+    {Kind::slim, 0, 4, 512, 2, true, true, "slim4_512x2", true, false, false},
     {Kind::slim, 0, 4, 512, 1, true, true, "slim4", true, false},
     {Kind::slim, 0, 4, 512, 1, true, true, "slim4_held", true, true},
     {Kind::slim, 0, 8, 512, 1, true, true, "slim8", false, false},
@@ -172,10 +173,10 @@ consteval int index_of(std::string_view name) {
 /// The most 16-byte chunks a row of configuration @p config holds (0: any, for wide).
 std::int64_t chunks_held(const Config& config);
 
-/// Whether configuration @p config has an add + LayerNorm kernel: every one but the slim
-/// configurations capped at 64 registers for 4 vectors a thread, where it spills.
+/// Whether configuration @p config has an add + LayerNorm kernel: compiled for LayerNorm ops,
+/// and for add + LayerNorm too.
 constexpr bool has_add_layernorm(const Config& config) {
-  return config.layernorm && !(config.kind == Kind::slim && config.min_blocks > 1);
+  return config.layernorm && config.add_layernorm;
 }
 
 }  // namespace normlab::kernels::configured
