@@ -25,13 +25,17 @@
 namespace normlab::kernels::configured {
 
 using device::block_sum;
+using device::load_vector;
 using device::store_vector;
 using device::Vector;
 
 namespace {
 
+// A plain load, which the compiler schedules freely: for x and the residual, which the row's sums
+// use at once, and for parameters loaded after the statistics. Held parameters go through
+// device::load_vector instead, so that they are loaded with the row as the configuration says.
 template <typename T>
-__device__ __forceinline__ Vector<T> load_vector(const T* at) {
+__device__ __forceinline__ Vector<T> load_row_vector(const T* at) {
   return *reinterpret_cast<const Vector<T>*>(at);
 }
 
@@ -68,8 +72,8 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
       const int c = slice.offset + v * slice.stride;
       h[v] = zero;
       if (c >= chunks) continue;
-      h[v] = load_vector(x + c * kWidth);
-      if constexpr (kAdd) residual[v] = load_vector(residual_in + c * kWidth);
+      h[v] = load_row_vector(x + c * kWidth);
+      if constexpr (kAdd) residual[v] = load_row_vector(residual_in + c * kWidth);
       if constexpr (kHeld) {
         weight[v] = load_vector(t.weight + c * kWidth);
         if constexpr (kCentre) bias[v] = load_vector(t.bias + c * kWidth);
@@ -95,8 +99,8 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
       if constexpr (kHeld) {
         normalise_slim<T, kCentre>(y + c * kWidth, s, h[v], weight[v], bias[kCentre ? v : 0]);
       } else {
-        const Vector<T> w = load_vector(t.weight + c * kWidth);
-        const Vector<T> b = kCentre ? load_vector(t.bias + c * kWidth) : zero;
+        const Vector<T> w = load_row_vector(t.weight + c * kWidth);
+        const Vector<T> b = kCentre ? load_row_vector(t.bias + c * kWidth) : zero;
         normalise_slim<T, kCentre>(y + c * kWidth, s, h[v], w, b);
       }
     }

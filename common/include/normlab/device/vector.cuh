@@ -166,6 +166,20 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
 }
 
+/// Loads the whole vector at @p at, on the 16-byte grid, as one 128-bit load written out in PTX
+/// (ld.global.v4), issued where it stands in the code. A plain load of a value used only later
+/// (a weight used after the statistics) the compiler may move down to its use, past a
+/// reduction that waits for x: the two loads then wait for memory one after the other instead
+/// of together, which on a row of a few kilobytes is most of the kernel's time.
+template <typename T>
+__device__ __forceinline__ Vector<T> load_vector(const T* at) {
+  uint4 words;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(words.x), "=r"(words.y), "=r"(words.z), "=r"(words.w)
+               : "l"(at));
+  return same_bits<Vector<T>>(words);
+}
+
 /// Stores a whole vector at @p at, on the 16-byte grid. 16-bit elements go as one 128-bit store
 /// written out in PTX (st.global.v4): a plain assignment of a vector of 16-bit elements let the
 /// compiler split some of them into four 32-bit stores, each store of a warp then touching four
