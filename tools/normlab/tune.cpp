@@ -280,10 +280,12 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
 }
 
 // @p entry's ranking with the candidates --kernel picks replaced by @p timed's, fastest first.
+// A time whose key no longer names a candidate of the op (a configuration since dropped, or no
+// longer compiled for the op) goes too: nothing could run it.
 void rank_in(dispatch::TunedEntry& entry, const dispatch::TunedEntry& timed, const Options& o) {
   std::erase_if(entry.ranking, [&](const dispatch::TunedTime& time) {
     const dispatch::Candidate* candidate = dispatch::candidate_keyed(entry.op, time.candidate);
-    return candidate != nullptr && chosen_by(o, *candidate);
+    return candidate == nullptr || chosen_by(o, *candidate);
   });
   entry.ranking.insert(entry.ranking.end(), timed.ranking.begin(), timed.ranking.end());
   sort_fastest_first(entry);
