@@ -1247,9 +1247,9 @@ def main(argv):
             return 1
         print(f"draw_ideas: {len(FIGURES)} figures match")
         return 0
-    if len(argv) != 2:
+    if len(argv) != 2 or argv[1].startswith("-"):  # an option is not a folder to draw into
         print(__doc__, file=sys.stderr)
-        return 2
+        return 0 if argv[1:] in (["-h"], ["--help"]) else 2
     out = Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
     for name, svg in drawn().items():
