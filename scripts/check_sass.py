@@ -4,12 +4,15 @@
 
 usage: check_sass.py --cuobjdump PATH --library LIB --function REGEX
                      [--require PATTERN ...] [--forbid PATTERN ...] [--most-registers N]
-                     [--cache DIR]
+                     [--loads-before PATTERN] [--cache DIR]
 
 Every kernel in LIB whose (mangled) name matches REGEX is checked; at least one must match.
 Each --require regex must occur in every such kernel's SASS, no --forbid regex may occur, and
 with --most-registers no such kernel may use more than N registers a thread (cuobjdump's
 resource usage): the guard for a kernel whose blocks an SM depend on staying under a line.
+With --loads-before, every global load (LDG) of such a kernel comes before its first
+instruction matching PATTERN: e.g. 'FFMA|FADD', a kernel that must issue all of a row's loads
+(its parameters' too) before it starts the row's sums.
 Typical patterns: 'LDG\\.E\\.128' (16-byte global loads), 'SHFL' (warp shuffles),
 'LDL|STL' (local memory: spills or register arrays indexed at run time).
 
@@ -102,6 +105,7 @@ def main() -> int:
     parser.add_argument("--require", action="append", default=[])
     parser.add_argument("--forbid", action="append", default=[])
     parser.add_argument("--most-registers", type=int)
+    parser.add_argument("--loads-before")
     parser.add_argument("--cache")
     args = parser.parse_args()
     cache = args.cache and (os.environ.get("NORMLAB_SASS_CACHE") or args.cache)
@@ -127,6 +131,14 @@ def main() -> int:
             print(f"  forbids /{pattern}/: {len(found)} found")
             if found:
                 failures.append(f"{name} has /{pattern}/, e.g. {found[0]}")
+        if args.loads_before:
+            first = next((i for i, line in enumerate(instructions)
+                          if re.search(args.loads_before, line)), len(instructions))
+            late = [line.strip() for line in instructions[first:] if re.search(r"\bLDG", line)]
+            print(f"  global loads after the first /{args.loads_before}/: {len(late)}")
+            if late:
+                failures.append(f"{name} loads after its first /{args.loads_before}/, e.g. "
+                                f"{late[0]}")
         if args.most_registers is not None:
             count = used.get(name)
             print(f"  registers: {count}, at most {args.most_registers}")
