@@ -1090,7 +1090,7 @@ def kernel_configs():
     threads = {"kNarrowThreads": 256}
     found = []
     for kind, lanes, vectors, max_threads, name in CONFIG_LINE.findall(text):
-        holders = int(lanes) if kind == "narrow" else threads.get(max_threads) or int(max_threads)
+        holders = int(lanes) if int(lanes) > 0 else threads.get(max_threads) or int(max_threads)
         found.append((name, kind, 0 if kind == "wide" else holders * int(vectors)))
     return found
 

@@ -23,10 +23,10 @@ unsigned int grid_of(std::int64_t blocks) {
 std::int64_t chunks_held(const Config& config) {
   switch (config.kind) {
     case Kind::narrow:
-      return static_cast<std::int64_t>(config.lanes) * config.vectors;
     case Kind::block:
-    case Kind::slim:
-      return static_cast<std::int64_t>(config.max_threads) * config.vectors;
+    case Kind::slim:  // a group of lanes where it has one, else a block
+      return static_cast<std::int64_t>(config.lanes > 0 ? config.lanes : config.max_threads) *
+             config.vectors;
     default:
       return 0;
   }
@@ -63,9 +63,9 @@ Refusal refusal_of(const Config& config, const Problem& p) {
 Choice launch_of(int index, const Problem& p) {
   const Config& config = kConfigs[index];
   Choice choice{.config = index};
-  if (config.kind == Kind::narrow) {
-    const int rows_per_block = kNarrowThreads / config.lanes;
-    choice.threads = kNarrowThreads;
+  if (config.lanes > 0) {  // narrow, or slim in groups: max_threads / lanes rows a block
+    const int rows_per_block = config.max_threads / config.lanes;
+    choice.threads = static_cast<unsigned int>(config.max_threads);
     choice.blocks = grid_of((p.rows + rows_per_block - 1) / rows_per_block);
   } else {
     // Whole warps, enough for every chunk when each thread keeps `vectors` of them.

@@ -19,14 +19,15 @@ namespace normlab::kernels::configured {
 /// `vectors` vectors, registers capped by __launch_bounds__(max_threads, min_blocks) so that
 /// min_blocks blocks of max_threads fit an SM's 65536 registers. Wide: the general launcher
 /// (rows too wide for this table; its streaming kernel). Slim: one row per block of up to
-/// `max_threads` threads as block, compiled for aligned rows with a weight (and a LayerNorm bias)
-/// in the activations' dtype only, so that a thread keeps little beyond its row (slim.cu); the
-/// tuned chooser alone picks it.
+/// `max_threads` threads as block, or with `lanes` one row per group of lanes as narrow
+/// (max_threads / lanes rows a block), compiled for aligned rows with a weight (and a LayerNorm
+/// bias) in the activations' dtype only, so that a thread keeps little beyond its row (slim.cu);
+/// the tuned chooser alone picks it.
 enum class Kind { narrow, block, wide, slim };
 
 struct Config {
   Kind kind;
-  int lanes;            ///< narrow: lanes per row
+  int lanes;            ///< narrow (and slim with groups): lanes per row
   int vectors;          ///< 16-byte vectors per thread
   int max_threads;      ///< block: threads per block at most (narrow: kNarrowThreads)
   int min_blocks;       ///< blocks per SM that __launch_bounds__ guarantees registers for
@@ -117,6 +118,16 @@ inline constexpr Config kConfigs[] = {
     {Kind::slim, 0, 4, 512, 1, true, true, "slim4", true, false},
     {Kind::slim, 0, 4, 512, 1, true, true, "slim4_held", true, true},
     {Kind::slim, 0, 8, 512, 1, true, true, "slim8", false, false},
+    // Slim in groups of lanes, 256 threads a block as narrow's, for many narrow rows: rows of 32
+    // to 128 chunks (256 to 1024 16-bit columns) that each group fills or nearly. 64 registers
+    // (4 blocks an SM) hold 3 vectors a lane; with 4 or 5, fp32 LayerNorm and add + RMSNorm
+    // spill there, so those have 85 (3 blocks). Add + LayerNorm keeps x, the residual and h at
+    // once and spills: refused.
+    {Kind::slim, 8, 4, 256, 3, true, true, "slim_lanes8x4", true, false, false},
+    {Kind::slim, 16, 4, 256, 3, true, true, "slim_lanes16x4", true, false, false},
+    {Kind::slim, 16, 5, 256, 3, true, true, "slim_lanes16x5", true, false, false},
+    {Kind::slim, 32, 3, 256, 4, true, true, "slim_lanes32x3", true, false, false},
+    {Kind::slim, 32, 4, 256, 3, true, true, "slim_lanes32x4", true, false, false},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]

@@ -23,9 +23,13 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 // of up to 128 threads, ..."; "..., aligned rows" for the configurations that need them).
 std::string summary_of(const Config& config) {
   if (config.kind == Kind::slim) {
-    return "a row a block of up to " + std::to_string(config.max_threads) + " threads, " +
-           std::to_string(config.vectors) + " vectors each" + (config.held ? ", held" : "") +
-           "; rows of up to " + std::to_string(chunks_held(config)) +
+    const std::string shape =
+        config.lanes > 0
+            ? std::to_string(config.lanes) + " lanes a row"
+            : "a row a block of up to " + std::to_string(config.max_threads) + " threads";
+    return shape + ", " + std::to_string(config.vectors) + " vectors each" +
+           (config.held ? ", held" : "") + "; rows of up to " +
+           std::to_string(chunks_held(config)) +
            " chunks on the 16-byte grid, a weight (and a LayerNorm bias) in their dtype";
   }
   const std::string shape =

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The slim family (taught in chapter 09): one row per block, as in the block family, with the
-// registers a thread keeps cut down to the row itself, so that an SM holds more rows at once.
+// The slim family (taught in chapter 09): one row per block, as in the block family, or per group
+// of lanes, as in the lanes family, with the registers and instructions a thread spends cut down
+// to the row itself, so that an SM holds more rows at once and issues less for each.
 //
 // A block kernel keeps more than its row: 64-bit chunk indices, compared with 64-bit widths, each
 // chunk's alignment flags, the branches for an absent weight or bias and for (1 + w), and the
 // prefetch of parameters for few rows. They serve any layout, and they cost the kernel's register
-// count twice or more what its row needs: fewer blocks an SM, so fewer bytes in flight. This
+// count twice or more what its row needs: fewer blocks an SM, so fewer bytes in flight. A lanes
+// kernel keeps the same, and on many narrow rows their instructions, not memory, set its pace. This
 // family is compiled for one kind of call only and refuses the others by name: rows on the
 // 16-byte grid, a weight always given (and a bias with LayerNorm), parameters in the activations'
 // dtype, no (1 + w), x one stride a row. Each row's base addresses are computed once and its
@@ -25,6 +27,7 @@
 namespace normlab::kernels::configured {
 
 using device::block_sum;
+using device::group_sum;
 using device::load_vector;
 using device::store_vector;
 using device::Vector;
@@ -53,14 +56,24 @@ __device__ __forceinline__ void normalise_slim(T* y, Statistics s, const Vector<
 }
 
 // [slim]
-template <typename T, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre, bool kAdd,
-          bool kHeld>
+// kLanes 0: the block holds one row. Otherwise a group of kLanes lanes holds one (a power of two,
+// at most a warp), blockDim.x / kLanes rows a block, and sums with shuffles alone, as chapter 09's
+// lanes family does: narrow rows then keep every lane busy and need no barrier. A group past the
+// last row loads and stores nothing but still reduces, since the shuffles name the whole warp.
+template <typename T, int kLanes, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre,
+          bool kAdd, bool kHeld>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tensors<T, T> t) {
   constexpr int kWidth = Vector<T>::kWidth;
-  const int chunks = static_cast<int>(t.cols / kWidth);
-  const Slice slice = block_slice();
+  const int rows_per_block = kLanes > 0 ? static_cast<int>(blockDim.x) / kLanes : 1;
+  const int group = kLanes > 0 ? static_cast<int>(threadIdx.x) / kLanes : 0;
+  const Slice slice =
+      kLanes > 0 ? Slice{static_cast<int>(threadIdx.x) % kLanes, kLanes} : block_slice();
   const Vector<T> zero = device::same_bits<Vector<T>>(make_uint4(0u, 0u, 0u, 0u));
-  for (std::int64_t r = blockIdx.x; r < t.rows; r += gridDim.x) {
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; first < t.rows;
+       first += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const bool live = first + group < t.rows;
+    const std::int64_t r = live ? first + group : first;
+    const int chunks = live ? static_cast<int>(t.cols / kWidth) : 0;
     const T* x = t.x + r * t.x_stride;
     const T* residual_in = kAdd ? t.residual + r * t.residual_stride : nullptr;
     T* y = t.y + r * t.y_stride;
@@ -89,9 +102,16 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
         store_vector(residual_out + c * kWidth, h[v]);
       }
     }
-    const Statistics s = row_statistics<kCentre, true, kVectors>(
-        [&](int v) { return h[v]; }, slice, 0, t.cols, t.eps, [](float v) { return block_sum(v); });
-    write_statistics(t, r, s, kCentre, slice);
+    auto sum = [](float v) {
+      if constexpr (kLanes > 0) {
+        return group_sum<kLanes>(v);
+      } else {
+        return block_sum(v);
+      }
+    };
+    const Statistics s = row_statistics<kCentre, true, kVectors>([&](int v) { return h[v]; }, slice,
+                                                                 0, t.cols, t.eps, sum);
+    if (live) write_statistics(t, r, s, kCentre, slice);
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
       const int c = slice.offset + v * slice.stride;
@@ -136,7 +156,7 @@ void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stre
                   (kCentre && kAdd && !has_add_layernorm(c))) {
       throw std::logic_error(std::string("ch09: ") + c.name + " has no kernel for this op");
     } else {
-      norm_slim<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.held>
+      norm_slim<T, c.lanes, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.held>
           <<<choice.blocks, choice.threads, 0, stream>>>(t);
     }
   });

@@ -119,7 +119,7 @@ endif()
 # graded in full and must fail (WILL_FAIL), one test program a bug:
 #   floor_chunks       a partly filled last chunk not counted
 #   no_lead            a row's lead (its start off the grid) not counted
-#   group_as_block     a narrow configuration's row given the block's threads, not its group's
+#   group_as_block     a row of a configuration with lanes given the block's threads, not its group's
 #   start_only         a row that starts on the grid taken as aligned however it ends
 #   width_first        too wide reported before off the grid
 #   exact_fit_refused  a row that fills the configuration exactly refused
@@ -135,8 +135,8 @@ if(TARGET grade_ex13_solution)
   set(floor_chunks_to "(row.lead + row.cols) / width")
   set(no_lead_from "(row.lead + row.cols + width - 1)")
   set(no_lead_to "(row.cols + width - 1)")
-  set(group_as_block_from "std::int64_t{config.lanes} * config.vectors")
-  set(group_as_block_to "std::int64_t{config.max_threads} * config.vectors")
+  set(group_as_block_from "config.lanes > 0 ? config.lanes : config.max_threads")
+  set(group_as_block_to "config.max_threads")
   set(start_only_from "row.lead == 0 && row.cols * row.element_bytes % kChunkBytes == 0")
   set(start_only_to "row.lead == 0")
   set(width_first_from "  if (config.aligned && !whole_chunks) return Fit::off_grid;\n")

@@ -39,7 +39,8 @@ std::int64_t chunks_spanned(const Row& row) {
 
 std::int64_t chunks_kept(const configured::Config& config) {
   // TODO(ex13) begin: the chunks a configuration keeps of one row
-  // Narrow: the row's group of lanes; block and slim: the row's block; wide: any row (0).
+  // The row's group of lanes where the configuration has one (narrow, some slim), else the
+  // row's block (block, the other slim); wide: any row (0).
   (void)config;
   return 0;
   // TODO(ex13) end

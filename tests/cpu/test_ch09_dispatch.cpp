@@ -240,10 +240,14 @@ TEST_CASE("the table: names unique and found, capacities as documented", "[ch09]
   for (int i = 0; i < kConfigCount; ++i) {
     names.insert(kConfigs[i].name);
     CHECK(config_index(kConfigs[i].name) == i);
-    if (kConfigs[i].kind == Kind::narrow) {
-      CHECK(kConfigs[i].lanes > 0);
+    if (kConfigs[i].kind == Kind::narrow) CHECK(kConfigs[i].lanes > 0);
+    if (kConfigs[i].kind == Kind::block || kConfigs[i].kind == Kind::wide) {
+      CHECK(kConfigs[i].lanes == 0);
+    }
+    if (kConfigs[i].lanes > 0) {
       CHECK((kConfigs[i].lanes & (kConfigs[i].lanes - 1)) == 0);  // a power of two
       CHECK(kConfigs[i].lanes <= 32);
+      CHECK(kConfigs[i].max_threads % 32 == 0);  // whole warps: the shuffles name all 32 lanes
     }
   }
   CHECK(names.size() == static_cast<std::size_t>(kConfigCount));
@@ -251,4 +255,27 @@ TEST_CASE("the table: names unique and found, capacities as documented", "[ch09]
   CHECK(chunks_held(kConfigs[config_index("narrow16x5")]) == 80);
   CHECK(chunks_held(kConfigs[config_index("block2")]) == 2048);
   CHECK(chunks_held(kConfigs[config_index("block8")]) == 3072);
+  CHECK(chunks_held(kConfigs[config_index("slim2")]) == 2048);
+  CHECK(chunks_held(kConfigs[config_index("slim_lanes16x5")]) == 80);
+}
+
+TEST_CASE("a slim configuration in groups of lanes launches a row a group", "[ch09]") {
+  const int index = config_index("slim_lanes16x5");
+  REQUIRE(index >= 0);
+  // 1000 rows of 576 bf16 columns (72 chunks): 16 rows a block of 256 threads.
+  const Choice fits = configure(index, problem(1000, 576, 2));
+  CHECK(fits.why.empty());
+  CHECK(fits.threads == 256);
+  CHECK(fits.blocks == 63);
+  CHECK(configure(index, problem(1, 640, 2)).why.empty());  // 80 chunks: fills its group
+  CHECK(configure(index, problem(1, 648, 2)).why.find("holds 80 chunks") != std::string::npos);
+  CHECK(configure(index, problem(1, 572, 2)).why.find("aligned") != std::string::npos);
+  // Its add + LayerNorm spills: refused by name, never launched.
+  CHECK(configure(index, centred(with_residual(problem(8, 576, 2)))).why.find("add + LayerNorm") !=
+        std::string::npos);
+  // The rules never take it: the tuned chooser alone does.
+  for (std::int64_t cols : {256, 512, 576, 768, 1024}) {
+    CHECK(std::string(kConfigs[choose(problem(100000, cols, 2)).config].name).rfind("slim", 0) ==
+          std::string::npos);
+  }
 }

@@ -39,12 +39,11 @@ std::int64_t spanned_by_bytes(const Row& row) {
   return chunk_of_byte(last) - chunk_of_byte(first) + 1;
 }
 
-// The threads a row gets (a narrow configuration's group of lanes, a block configuration's
-// block), each keeping `vectors` chunks; -1 for chapter 07's launcher, which streams any row.
+// The threads a row gets (a group of lanes where the configuration has one, else its block),
+// each keeping `vectors` chunks; -1 for chapter 07's launcher, which streams any row.
 std::int64_t kept_by_threads(const configured::Config& config) {
   if (config.kind == configured::Kind::wide) return -1;
-  const std::int64_t threads =
-      config.kind == configured::Kind::narrow ? config.lanes : config.max_threads;
+  const std::int64_t threads = config.lanes > 0 ? config.lanes : config.max_threads;
   return threads * config.vectors;
 }
 
