@@ -170,7 +170,7 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
 /// (ld.global.v4), issued where it stands in the code. A plain load of a value used only later
 /// (a weight used after the statistics) the compiler may move down to its use, past a
 /// reduction that waits for x: the two loads then wait for memory one after the other instead
-/// of together, which on a row of a few kilobytes is most of the kernel's time.
+/// of together.
 template <typename T>
 __device__ __forceinline__ Vector<T> load_vector(const T* at) {
   uint4 words;
