@@ -22,20 +22,16 @@ constexpr Op kOps[] = {Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_laye
 // "8 lanes a row, 4 vectors each; 2 blocks an SM; rows of up to 32 chunks" (or "a row a block
 // of up to 128 threads, ..."; "..., aligned rows" for the configurations that need them).
 std::string summary_of(const Config& config) {
+  // A group of lanes a row where the configuration has one (narrow, slim in groups), else a block.
+  const std::string shape = config.lanes > 0 ? std::to_string(config.lanes) + " lanes a row"
+                                             : "a row a block of up to " +
+                                                   std::to_string(config.max_threads) + " threads";
   if (config.kind == Kind::slim) {
-    const std::string shape =
-        config.lanes > 0
-            ? std::to_string(config.lanes) + " lanes a row"
-            : "a row a block of up to " + std::to_string(config.max_threads) + " threads";
     return shape + ", " + std::to_string(config.vectors) + " vectors each" +
            (config.held ? ", held" : "") + "; rows of up to " +
            std::to_string(chunks_held(config)) +
            " chunks on the 16-byte grid, a weight (and a LayerNorm bias) in their dtype";
   }
-  const std::string shape =
-      config.kind == Kind::narrow
-          ? std::to_string(config.lanes) + " lanes a row"
-          : "a row a block of up to " + std::to_string(config.max_threads) + " threads";
   return shape + ", " + std::to_string(config.vectors) + " vectors each; " +
          std::to_string(config.min_blocks) + (config.min_blocks == 1 ? " block" : " blocks") +
          " an SM; rows of up to " + std::to_string(chunks_held(config)) + " chunks" +
