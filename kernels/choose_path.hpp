@@ -63,6 +63,31 @@ struct ClusterShape {
   int threads = 256;
 };
 
+/// The cluster row family's configuration (cluster_row.cu): threads a block, and 16-byte chunks
+/// of the row each thread holds in registers (1, 2, 4 or 8: the kernels compiled). The cluster
+/// has as many blocks as the row then needs (cluster_row_blocks).
+struct ClusterRowShape {
+  int threads = 256;
+  int vectors = 1;
+};
+/// The most threads a block of the cluster row kernel: 256, so that a thread may keep 8 chunks
+/// of x and their weight and bias in registers (up to 255 of them, one block an SM).
+inline constexpr int kMostClusterRowThreads = 256;
+/// The family's configurations, by name (<threads>x<vectors>), one line each.
+inline constexpr struct {
+  const char* name;
+  ClusterRowShape shape;
+} kClusterRowShapes[] = {
+    {"128x1", {128, 1}}, {"128x2", {128, 2}}, {"128x4", {128, 4}}, {"128x8", {128, 8}},
+    {"256x1", {256, 1}}, {"256x2", {256, 2}}, {"256x4", {256, 4}}, {"256x8", {256, 8}},
+};
+/// Blocks a cluster of @p shape needs for a row of @p chunks chunks (at least 1); more than
+/// kMostClusterBlocks when no cluster of that shape holds it.
+constexpr std::int64_t cluster_row_blocks(std::int64_t chunks, ClusterRowShape shape) {
+  const std::int64_t per_block = std::int64_t{shape.threads} * shape.vectors;
+  return chunks <= per_block ? 1 : (chunks + per_block - 1) / per_block;
+}
+
 struct Choice {
   Path path = Path::split;
   ClusterShape cluster;  ///< Path::cluster

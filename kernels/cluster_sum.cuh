@@ -24,21 +24,19 @@ namespace normlab::kernels::spread {
 namespace cg = cooperative_groups;
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// [cluster_exchange]
-// The total of one float a thread over every thread of the cluster, with no cluster barrier.
-// start(): the block adds its threads' values (block_sum), and its first threads push the
-// block's total into this block's slot of every block's inbox with st.async, a store into
-// another block's shared memory that also counts its bytes on that block's mbarrier.
-// finish(): a block waits on its own mbarrier until every block's 4 bytes have landed; lane k
-// of each warp reads slot k and the warp adds them. Every thread of every block adds the same
-// values in the same butterfly, so each gets the same bits, and every block normalises with
-// the same statistics. operator() does both at once.
-// What it replaces (ex10's exchange): each block writes its total into its own slot,
+// ClusterSum replaces ex10's exchange: each block writes its total into its own slot,
 // cluster.sync(), then reads every block's slot through DSMEM. Traced (chapter 10's page has
 // the trace), that barrier and the reads after it took more than half of a row's time. The
 // pushed bytes take as long to land under that load, but nothing else waits for them: no reads
 // after, no barrier at the end, and the kernel finishes a row's last sum a row after starting
 // it.
+// [cluster_exchange]
+// The total of one float a thread over the cluster, with no cluster barrier. start(): the
+// block adds its threads' values (block_sum); its first threads push the total into this
+// block's slot of every block's inbox with st.async, a store into another block's shared
+// memory that also counts its bytes on that block's mbarrier. finish(): a block waits on its
+// own mbarrier until every block's 4 bytes have landed, and each warp adds them in the same
+// butterfly, so every block normalises with the same bits. operator() does both at once.
 // Four inboxes, used in turn, each with an mbarrier (one phase per use). A block pushes
 // exchange e + 4 only after finishing an exchange that every block starts only after it has
 // finished e (RMSNorm: e + 2; LayerNorm: a later row's mean, e + 2 after a mean and e + 3
@@ -60,21 +58,29 @@ class ClusterSum {
   };
 
   // Sets up the mbarriers; a cluster barrier then keeps every block from pushing into a
-  // neighbour's inbox before it is set up.
-  __device__ ClusterSum(const cg::cluster_group& cluster, Inboxes& in)
-      : cluster_(cluster), in_(in) {
+  // neighbour's inbox before it is set up. Its wait comes at once, or at the first push, so
+  // that the kernel's loads in between overlap the barrier's trip.
+  enum class Barrier { wait_now, wait_at_first_push };
+  __device__ ClusterSum(const cg::cluster_group& cluster, Inboxes& in,
+                        Barrier barrier = Barrier::wait_now)
+      : cluster_(cluster), in_(in), barrier_pending_(barrier == Barrier::wait_at_first_push) {
     if (threadIdx.x == 0) {
       for (std::uint64_t& landed : in_.landed)
         cuda::ptx::mbarrier_init(&landed, 1);
       cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
-    cluster_.sync();
+    cluster_.barrier_arrive();
+    if (!barrier_pending_) cluster_.barrier_wait();
   }
 
   __device__ Ticket start(float value) {
     const Ticket ticket{static_cast<int>(round_ % kInboxes), round_ / kInboxes % 2};
     ++round_;
     const float block_total = device::block_sum(value);
+    if (barrier_pending_) {
+      cluster_.barrier_wait();
+      barrier_pending_ = false;
+    }
     const unsigned int blocks = cluster_.num_blocks();
     if (threadIdx.x == 0) {
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
@@ -102,6 +108,7 @@ class ClusterSum {
  private:
   cg::cluster_group cluster_;
   Inboxes& in_;
+  bool barrier_pending_;
   unsigned int round_ = 0;
 };
 // [cluster_exchange]

@@ -330,15 +330,17 @@ __device__ __forceinline__ void load_row(const Tensors<T, P>& t, const Row<T, P,
 // kHeld: the parameters of every chunk the thread holds are loaded with the row, before the
 // statistics, and kept in registers (chapter 09's held configurations, for few rows, where
 // nothing else hides a load made after the reduction); otherwise each chunk loads its own as
-// it is normalised. kTwoLevel: x's rows may be in groups (row_of).
+// it is normalised. kTwoLevel: x's rows may be in groups (row_of). @p slice: which chunks this
+// thread keeps, one block's by default (the cluster row kernel passes a cluster's, and a
+// statistics that sums over it).
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd, bool kAligned,
           bool kResidualFirst = kAdd, bool kHeld = false, bool kTwoLevel = false,
           typename RowStatistics>
 __device__ __forceinline__ void norm_row_in_registers(const Tensors<T, P>& t, std::int64_t r,
-                                                      RowStatistics&& statistics) {
+                                                      RowStatistics&& statistics,
+                                                      Slice slice = block_slice()) {
   constexpr int kWidth = Vector<T>::kWidth;
   const auto row = row_of<kAligned, kTwoLevel>(t, r);
-  const Slice slice = block_slice();
   Vector<T> h[kVectors];  // x, or x + residual rounded to T
   load_row<T, P, kVectors, kAdd, kAligned, kResidualFirst>(t, row, slice, h);
   Affine<kWidth> held[kHeld ? kVectors : 1];

@@ -90,19 +90,25 @@ Choice forced_choice(const char* fn, Path path, std::int64_t chunks, bool aligne
   throw std::logic_error("ch10: unknown path");
 }
 
-// Validates (an RMSNorm bias refused), clears the fields the op does not use, chooses (or takes the
-// forced path) and launches.
+// Validates (an RMSNorm bias refused) and clears the fields the op does not use.
 template <bool kCentre, bool kAdd, typename T, typename P>
-void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
-         const Path* path) {
+Tensors<T, P> checked(const char* fn, const Tensors<T, P>& t) {
   validate(fn, t, kAdd);
   refuse_rmsnorm_bias(fn, t, kCentre);
   // Every path reads x one stride a row (their entries declare no two-level rows).
   check_argument(t.x_group_rows <= 1, fn, "x_group_rows",
                  "must be 0 or 1: chapter 10's paths read x one stride a row");
-  if (t.rows == 0) return;
   Tensors<T, P> used = t;
   if (!kAdd) used.residual = used.residual_out = nullptr;
+  return used;
+}
+
+// Checks, chooses (or takes the forced path) and launches.
+template <bool kCentre, bool kAdd, typename T, typename P>
+void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
+         const Path* path) {
+  const Tensors<T, P> used = checked<kCentre, kAdd>(fn, t);
+  if (t.rows == 0) return;
   const bool aligned = vectors_aligned(used);
   const std::int64_t chunks = most_chunks(used.x, used.x_stride, used.cols, sizeof(T));
   Gpu gpu = current_gpu();
@@ -132,6 +138,30 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
     case Path::split:
       return launch_split<T, P, kCentre, kAdd>(used, chunks, scratch, stream);
   }
+}
+
+// Checks, refuses what the cluster row kernel cannot take, and launches it.
+template <bool kCentre, bool kAdd, typename T, typename P>
+void run_cluster_row(const char* fn, const Tensors<T, P>& t, ClusterRowShape shape,
+                     cudaStream_t stream) {
+  const Tensors<T, P> used = checked<kCentre, kAdd>(fn, t);
+  check_argument(has_clusters(), fn, "shape",
+                 "the cluster row kernel needs thread-block clusters (compute capability 9.0 or "
+                 "newer)");
+  check_argument(vectors_aligned(used), fn, "x",
+                 "must be on the 16-byte grid for the cluster row kernel: every pointer and row "
+                 "stride a multiple of 16 bytes, and rows of a whole number of 16-byte chunks");
+  const std::int64_t chunks = used.cols * static_cast<std::int64_t>(sizeof(T)) / kChunkBytes;
+  const std::int64_t blocks = cluster_row_blocks(chunks, shape);
+  check_argument(blocks <= kMostClusterBlocks, fn, "cols", [&] {
+    return "is too wide for the cluster row kernel of " + std::to_string(shape.threads) +
+           " threads and " + std::to_string(shape.vectors) + " vectors a thread: a row of " +
+           std::to_string(chunks) + " chunks, " + std::to_string(kMostClusterBlocks) +
+           " blocks hold " +
+           std::to_string(std::int64_t{kMostClusterBlocks} * shape.threads * shape.vectors);
+  });
+  if (t.rows == 0) return;
+  launch_cluster_row<T, P, kCentre, kAdd>(used, shape, static_cast<int>(blocks), stream);
 }
 
 }  // namespace
@@ -179,6 +209,22 @@ void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
         return add_rmsnorm(t, scratch, stream, path);
       default:
         return add_layernorm(t, scratch, stream, path);
+    }
+  });
+}
+
+void forward_cluster_row(const NormCall& call, cudaStream_t stream, ClusterRowShape shape) {
+  constexpr const char* fn = "kernels::spread::forward_cluster_row";
+  with_typed_tensors(fn, call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        return run_cluster_row<false, false>(fn, t, shape, stream);
+      case Op::layernorm:
+        return run_cluster_row<true, false>(fn, t, shape, stream);
+      case Op::add_rmsnorm:
+        return run_cluster_row<false, true>(fn, t, shape, stream);
+      default:
+        return run_cluster_row<true, true>(fn, t, shape, stream);
     }
   });
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file spread_launch.cuh
-/// @brief The spread launcher's three launches, one per file: cluster.cu, whole_gpu.cu, split.cu.
-/// spread.cu checks the arguments, chooses, and calls one.
+/// @brief The spread launcher's launches, one per file: cluster.cu, cluster_row.cu, whole_gpu.cu,
+/// split.cu. spread.cu checks the arguments, chooses, and calls one.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -20,6 +20,12 @@ namespace normlab::kernels::spread {
 /// The row over a cluster of @p shape (choose_path.hpp: cluster_for); needs compute capability 9.0.
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cudaStream_t stream);
+
+/// One row a cluster of @p blocks blocks of @p shape (cluster_row.cu), rows on the 16-byte grid;
+/// needs compute capability 9.0.
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_cluster_row(const Tensors<T, P>& t, ClusterRowShape shape, int blocks,
+                        cudaStream_t stream);
 
 /// Whether a call takes the whole-GPU kernel's lean form on rows on the 16-byte grid: fp32
 /// activations and parameters, nothing to add (whole_gpu.cu: 8 vectors a thread in registers,

@@ -21,11 +21,15 @@ struct Built {
   std::vector<Candidate> all;
 };
 
-// Chapter 10's paths by the suffix of their entries' names (entries.cpp there).
+// Chapter 10's families by the suffix of their entries' names (entries.cpp there), before the
+// configuration's name after '@' where the family has several.
 constexpr struct {
   const char* suffix;
   const char* family;
-} kChapter10Paths[] = {{"_cluster", "cluster"}, {"_whole_gpu", "whole_gpu"}, {"_split", "split"}};
+} kChapter10Paths[] = {{"_cluster", "cluster"},
+                       {"_cluster_row", "cluster_row"},
+                       {"_whole_gpu", "whole_gpu"},
+                       {"_split", "split"}};
 
 // Chapter 09's configurations by their kind.
 const char* family_of(configured::Kind kind) {
@@ -50,9 +54,12 @@ const Built& built() {
         continue;
       }
       if (kernel.chapter != 10) continue;
+      const std::size_t at = kernel.name.find('@');
+      const std::string_view name = std::string_view(kernel.name).substr(0, at);
+      const std::string config = at == std::string::npos ? "default" : kernel.name.substr(at + 1);
       for (const auto& path : kChapter10Paths) {
-        if (kernel.name.ends_with(path.suffix)) {
-          made.all.push_back({.family = path.family, .config = "default", .kernel = &kernel});
+        if (name.ends_with(path.suffix)) {
+          made.all.push_back({.family = path.family, .config = config, .kernel = &kernel});
         }
       }
     }

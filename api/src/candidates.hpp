@@ -17,7 +17,8 @@ namespace normlab::dispatch {
 /// alignment, rows too wide for registers streamed), "lanes" (a group of lanes a row, chapter
 /// 09's narrow configurations), "block" (a row a block with a register cap, chapter 09's block
 /// configurations), "slim" (a row a block, little kept beside it: chapter 09's slim
-/// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths); a family of one
+/// configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths), "cluster_row" (a
+/// row a cluster for few rows, chapter 10's <threads>x<vectors> configurations); a family of one
 /// configuration calls it "default".
 struct Candidate {
   const char* family = "";

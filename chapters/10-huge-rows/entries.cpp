@@ -81,6 +81,29 @@ std::vector<KernelEntry> entries() {
                               : nullptr});
     }
   }
+  // The cluster row family (kernels/cluster_row.cu): one row a cluster, for calls of few rows,
+  // one entry a configuration (ch10_<op>_cluster_row@<threads>x<vectors>). The cluster entries'
+  // capabilities, rows of whole 16-byte chunks only, and as wide as 16 blocks of the
+  // configuration hold.
+  for (Op op : kOps) {
+    for (const auto& config : kClusterRowShapes) {
+      Capabilities can = every_tensor;
+      can.min_compute_capability = 90;
+      can.alignment_bytes = 16;
+      can.whole_chunks_only = true;
+      can.max_row_bytes = std::int64_t{kMostClusterBlocks} * config.shape.threads *
+                          config.shape.vectors * kernels::kChunkBytes;
+      const ClusterRowShape shape = config.shape;
+      entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster_row@" + config.name,
+                         .chapter = 10,
+                         .summary = "a row a cluster in registers, parameters loaded with the row",
+                         .op = op,
+                         .can = can,
+                         .launch = [shape](const NormCall& call, cudaStream_t stream) {
+                           forward_cluster_row(call, stream, shape);
+                         }});
+    }
+  }
   // The backward of rows wider than chapter 08's registers hold (kernels/cluster_backward.cu): a
   // row over a cluster, x and dy in its blocks' registers. Chapter 08's capabilities (head views
   // too: x read through row_offset; dy in any dtype, widened as chapter 08 widens it, the copies

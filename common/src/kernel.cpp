@@ -75,6 +75,8 @@ std::string KernelEntry::refusal(const Requirements& needs) const {
       needs.base_alignment % 16 != 0 || needs.pitch_alignment % 16 != 0 || row_bytes % 16 != 0;
   if (can.max_off_grid_row_bytes != 0 && off_grid && held_bytes > can.max_off_grid_row_bytes)
     return too_wide(can.max_off_grid_row_bytes, "off the 16-byte grid ");
+  if (can.whole_chunks_only && row_bytes % 16 != 0)
+    return "needs rows of a whole number of 16-byte chunks";
   if (can.max_rows != 0 && s.rows > can.max_rows)
     return "more than " + std::to_string(can.max_rows) + " rows";
   if (needs.weight_plus_one && !can.weight_plus_one) return "no (1 + w) scaling";

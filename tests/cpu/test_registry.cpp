@@ -172,6 +172,13 @@ TEST_CASE("refusal() names each capability a kernel does not declare", "[registr
       wide.shape.cols = kernel.can.max_cols + 1;
       expect(wide, false, "wider");
     }
+    if (kernel.can.whole_chunks_only) {  // 64 bytes a row taken, one element more refused
+      Case whole = base;
+      whole.shape.cols = 64 / static_cast<int>(normlab::size_of(base.shape.dtype));
+      expect(whole, true, "");
+      whole.shape.cols += 1;
+      expect(whole, false, "whole number of 16-byte chunks");
+    }
     // A dy of another dtype runs a 16-bit row widened to fp32: @p row taken up to limit_bytes / 4
     // columns, and refused past them, naming @p refusal.
     auto expect_widened = [&](Case row, std::int64_t limit_bytes, const char* refusal) {

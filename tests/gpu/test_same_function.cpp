@@ -478,15 +478,18 @@ struct Kernel {
 };
 
 // Every kernel the dispatcher may pick for @p op: the registry's from chapter 07 on (chapter
-// 07's, chapter 09's dispatcher, chapter 10's choice and its paths), each configuration of
-// chapter 09's table (the tuned chooser's candidates), and normlab::run. Chapter 07's first.
+// 07's, chapter 09's dispatcher, chapter 10's choice, its paths and its cluster row
+// configurations), each configuration of chapter 09's table (the tuned chooser's candidates),
+// and normlab::run. Chapter 07's first.
 std::vector<Kernel> kernels_for(Op op) {
   std::vector<Kernel> kernels;
   for (const KernelEntry& entry : kernel_registry()) {
     if (entry.op != op || entry.chapter < 7) continue;
-    const bool path = entry.name.ends_with("_cluster") || entry.name.ends_with("_whole_gpu") ||
-                      entry.name.ends_with("_split");
-    kernels.push_back({.name = entry.name, .entry = &entry, .forced = path});
+    // Chapter 10's paths forced, and its cluster row configurations: each may refuse the call.
+    const bool forced = entry.name.ends_with("_cluster") || entry.name.ends_with("_whole_gpu") ||
+                        entry.name.ends_with("_split") ||
+                        entry.name.find("_cluster_row@") != std::string::npos;
+    kernels.push_back({.name = entry.name, .entry = &entry, .forced = forced});
   }
   for (const kernels::configured::Config& config : kernels::configured::kConfigs) {
     if (config.kind == kernels::configured::Kind::wide)

@@ -111,6 +111,9 @@ struct Capabilities {
   /// address or row stride not a multiple of 16 bytes, or a row not a whole number of 16 bytes),
   /// for a kernel that holds such rows in fewer bytes than aligned ones; 0: max_row_bytes alone.
   std::int64_t max_off_grid_row_bytes = 0;
+  /// Rows of a whole number of 16-byte chunks only (cols x element size a multiple of 16), for a
+  /// kernel that moves rows in whole chunks and has no element-by-element edge.
+  bool whole_chunks_only = false;
   std::int64_t max_rows = 0;       ///< most rows; 0 for any
   bool writes_statistics = false;  ///< fills NormCall::mean / rstd when they are given
   bool residual_gradient = false;  ///< backward: adds NormCall::dresidual into dx
