@@ -1081,7 +1081,8 @@ CH13_GPU = "nvidia-h200"         # the table the page names, whatever other GPUs
 CH13_COLS = 4096                 # the width whose space the top panel prunes
 CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
 FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "slim": THREAD[7], "general": "#bbb",
-                 "cluster": THREAD[3], "whole_gpu": THREAD[4], "split": THREAD[5]}
+                 "cluster": THREAD[3], "cluster_row": THREAD[6], "whole_gpu": THREAD[4],
+                 "split": THREAD[5]}
 
 
 def kernel_configs():
