@@ -145,7 +145,11 @@ expect "$normlab" 2 "names no registered kernel" check --kernel ch09_rmsnorm@nop
 expect "$normlab" 0 "usage: normlab tune" tune --help
 expect env 0 "lanes/narrow8x4        ch09_layernorm@narrow8x4" CUDA_VISIBLE_DEVICES= "$normlab" \
   tune --list --ops layernorm
-expect "$normlab" 0 "grid: 688 points" tune --list
+expect "$normlab" 0 "grid: 682 points" tune --list
+# Where 128 MiB of rows is exactly a listed count (add + RMSNorm bf16 at 65536: 256 rows), the
+# grid has the point once.
+expect "$normlab" 0 "grid: 1 points" tune --list --ops add_rmsnorm --dtypes bf16 --widths 65536 \
+  --rows 256,big
 expect "$normlab" 0 "grid: 4 points" tune --list --ops rmsnorm --dtypes bf16 --widths 4096 \
   --rows 1,32,256,big
 expect_absent "$normlab" 0 "lanes/" tune --list --kernel block/

@@ -174,8 +174,14 @@ std::vector<Point> grid(const Options& o) {
     }
     for (Op op : o.ops) {
       for (std::int64_t cols : widths) {
-        for (std::int64_t rows : o.rows)
-          points.push_back({op, dtype, cols, rows == 0 ? big_rows(op, dtype, cols) : rows});
+        const std::size_t first = points.size();
+        for (std::int64_t listed : o.rows) {
+          const std::int64_t rows = listed == 0 ? big_rows(op, dtype, cols) : listed;
+          // Once each: "big" is a listed count where 128 MiB of rows is exactly that many.
+          if (std::none_of(points.begin() + static_cast<std::ptrdiff_t>(first), points.end(),
+                           [&](const Point& p) { return p.rows == rows; }))
+            points.push_back({op, dtype, cols, rows});
+        }
       }
     }
   }
