@@ -26,10 +26,10 @@ struct Built {
 constexpr struct {
   const char* suffix;
   const char* family;
-} kChapter10Paths[] = {{"_cluster", "cluster"},
-                       {"_cluster_row", "cluster_row"},
-                       {"_whole_gpu", "whole_gpu"},
-                       {"_split", "split"}};
+} kChapter10Families[] = {{"_cluster", "cluster"},
+                          {"_cluster_row", "cluster_row"},
+                          {"_whole_gpu", "whole_gpu"},
+                          {"_split", "split"}};
 
 // Chapter 09's configurations by their kind.
 const char* family_of(configured::Kind kind) {
@@ -57,9 +57,9 @@ const Built& built() {
       const std::size_t at = kernel.name.find('@');
       const std::string_view name = std::string_view(kernel.name).substr(0, at);
       const std::string config = at == std::string::npos ? "default" : kernel.name.substr(at + 1);
-      for (const auto& path : kChapter10Paths) {
-        if (name.ends_with(path.suffix)) {
-          made.all.push_back({.family = path.family, .config = config, .kernel = &kernel});
+      for (const auto& family : kChapter10Families) {
+        if (name.ends_with(family.suffix)) {
+          made.all.push_back({.family = family.family, .config = config, .kernel = &kernel});
         }
       }
     }

@@ -181,6 +181,35 @@ TEST_CASE("every candidate is a forward kernel that the tables can name", "[tune
   CHECK(dispatch::candidate_named("ch09_rmsnorm") == nullptr);  // a chooser, not a candidate
 }
 
+TEST_CASE("chapter 10's cluster row configurations: keyed, chosen, refused by name", "[tuned]") {
+  CHECK(dispatch::candidate_keyed(Op::layernorm, "cluster_row/256x2")->kernel->name ==
+        "ch10_layernorm_cluster_row@256x2");
+  CHECK(dispatch::candidate_keyed(Op::layernorm, "cluster/default")->kernel->name ==
+        "ch10_layernorm_cluster");
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "rmsnorm\tbf16\t1\t32768\tcluster_row/256x1=0.006 cluster/default=0.007 "
+      "general/default=0.03\n"
+      "rmsnorm\tbf16\t1\t65536\tcluster_row/128x1=0.006 cluster_row/256x2=0.007 "
+      "cluster/default=0.008\n",
+      "rows.tsv");
+  Case c = normlab::default_case(Op::rmsnorm, 1, 32768, DType::bf16);
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster_row@256x1");
+  // A row one element short of whole 16-byte chunks, its stride 32768 (one element of pad): the
+  // family refuses it, the staged kernel runs.
+  c = normlab::default_case(Op::rmsnorm, 1, 32767, DType::bf16);
+  c.pad = 1;
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster");
+  CHECK_THAT(dispatch::candidate_keyed(Op::rmsnorm, "cluster_row/256x1")->kernel->refusal(c),
+             Catch::Contains("whole number of 16-byte chunks"));
+  // Wider than 16 blocks of 128 threads of one chunk hold (16384 bf16 columns): the next
+  // configuration.
+  c = normlab::default_case(Op::rmsnorm, 1, 65536, DType::bf16);
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster_row@256x2");
+  // No clusters before sm_90: neither cluster kernel.
+  CHECK(dispatch::plan(c, 80, &t).kernel->name.find("_cluster") == std::string::npos);
+}
+
 TEST_CASE("tables are found by the GPU's name, the user's directory first", "[tuned]") {
   CHECK(dispatch::device_slug("NVIDIA H200") == "nvidia-h200");
   CHECK(dispatch::device_slug(" NVIDIA  H100 80GB HBM3 ") == "nvidia-h100-80gb-hbm3");
