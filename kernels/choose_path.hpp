@@ -5,6 +5,7 @@
 /// whole GPU, or nowhere: split and read twice), and how the cluster and the split are shaped.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -85,7 +86,7 @@ inline constexpr struct {
 /// kMostClusterBlocks when no cluster of that shape holds it.
 constexpr std::int64_t cluster_row_blocks(std::int64_t chunks, ClusterRowShape shape) {
   const std::int64_t per_block = std::int64_t{shape.threads} * shape.vectors;
-  return chunks <= per_block ? 1 : (chunks + per_block - 1) / per_block;
+  return std::max<std::int64_t>(1, (chunks + per_block - 1) / per_block);
 }
 
 struct Choice {

@@ -45,6 +45,14 @@ std::vector<KernelEntry> entries() {
       {"_whole_gpu", "a row over every SM, a grid barrier a row", Path::whole_gpu},
       {"_split", "a row split over blocks, read twice", Path::split},
   };
+  // A cluster entry's: sm_90, rows aligned to 16 bytes, at most @p row_bytes of them.
+  auto on_a_cluster = [&](std::int64_t row_bytes) {
+    Capabilities can = every_tensor;
+    can.min_compute_capability = 90;
+    can.alignment_bytes = 16;
+    can.max_row_bytes = row_bytes;
+    return can;
+  };
   auto scratch = [](const Shape& s) {
     return scratch_bytes(s.rows, s.cols, static_cast<int>(size_of(s.dtype)));
   };
@@ -60,12 +68,9 @@ std::vector<KernelEntry> entries() {
                       cudaStream_t stream) { kernels::spread::forward(call, stream, nullptr); },
          .scratch_bytes = scratch});
     for (const auto& p : paths) {
-      Capabilities can = every_tensor;
-      if (p.path == Path::cluster) {
-        can.min_compute_capability = 90;
-        can.alignment_bytes = 16;
-        can.max_row_bytes = cluster_chunks(true) * kernels::kChunkBytes;
-      }
+      const Capabilities can = p.path == Path::cluster
+                                   ? on_a_cluster(cluster_chunks(true) * kernels::kChunkBytes)
+                                   : every_tensor;
       const Path path = p.path;
       entries.push_back(
           {.name = std::string("ch10_") + name_of(op) + p.suffix,
@@ -87,12 +92,9 @@ std::vector<KernelEntry> entries() {
   // configuration hold.
   for (Op op : kOps) {
     for (const auto& config : kClusterRowShapes) {
-      Capabilities can = every_tensor;
-      can.min_compute_capability = 90;
-      can.alignment_bytes = 16;
+      Capabilities can = on_a_cluster(std::int64_t{kMostClusterBlocks} * config.shape.threads *
+                                      config.shape.vectors * kernels::kChunkBytes);
       can.whole_chunks_only = true;
-      can.max_row_bytes = std::int64_t{kMostClusterBlocks} * config.shape.threads *
-                          config.shape.vectors * kernels::kChunkBytes;
       const ClusterRowShape shape = config.shape;
       entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster_row@" + config.name,
                          .chapter = 10,
