@@ -47,6 +47,7 @@ Timing time_on_device(const std::function<void(cudaStream_t)>& launch, const Tim
   // [timed_loop]
   for (int i = 0; i < reps; ++i) {
     if (options.flush_l2) flush_l2(stream);
+    queue_head_start(options.head_start_cycles, stream);
     NORMLAB_CHECK(cudaEventRecord(starts[static_cast<std::size_t>(i)].get(), stream));
     launch(stream);
     NORMLAB_CHECK(cudaEventRecord(stops[static_cast<std::size_t>(i)].get(), stream));

@@ -195,6 +195,28 @@ std::string now_utc() {
   return text;
 }
 
+// The grid an update covered: its ops, dtypes, row counts and widths, as the options gave them.
+std::string grid_of(const Options& o) {
+  const auto joined = [](const auto& values, const auto& text) {
+    std::string list;
+    for (const auto& value : values)
+      list += (list.empty() ? "" : ",") + text(value);
+    return list;
+  };
+  const auto number = [](std::int64_t n) { return std::to_string(n); };
+  return "ops " + joined(o.ops, [](Op op) { return std::string(name_of(op)); }) + ", dtypes " +
+         joined(o.dtypes, [](DType d) { return std::string(name_of(d)); }) + ", rows " +
+         joined(o.rows, [&](std::int64_t r) { return r == 0 ? std::string("big") : number(r); }) +
+         ", widths " + (o.widths.empty() ? std::string("the grid's") : joined(o.widths, number));
+}
+
+// How every time in the table was taken (the header's timing line; an update names its own).
+std::string timing_of(const Options& o) {
+  return "warm-up 3, median of " + std::to_string(o.repetitions) +
+         ", L2 flushed before each repetition, then a busy-wait of " +
+         std::to_string(kHeadStartCycles) + " cycles (CUDA events)";
+}
+
 // The table this run adds to: the one for this GPU in @p o.out (resumed), or a new one.
 dispatch::TunedTable table_to_fill(const Options& o, std::string& path) {
   const std::string device = device_name();
@@ -214,8 +236,7 @@ dispatch::TunedTable table_to_fill(const Options& o, std::string& path) {
       {"compute_capability", std::to_string(compute_capability())},
       {"copy_roof_gbps", roof_text},
       {"date", now_utc()},
-      {"timing", "warm-up 3, median of " + std::to_string(o.repetitions) +
-                     ", L2 flushed before each repetition (CUDA events)"},
+      {"timing", timing_of(o)},
       {"check",
        "each candidate against float64 on up to 2^20 elements' rows (at least 64) "
        "of the same width, before it is timed"},
@@ -276,7 +297,10 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
     }
   }
   Workspace workspace(timed);
-  const TimingOptions timing{.warmup = 3, .repetitions = o.repetitions, .flush_l2 = true};
+  const TimingOptions timing{.warmup = 3,
+                             .repetitions = o.repetitions,
+                             .flush_l2 = true,
+                             .head_start_cycles = kHeadStartCycles};
   for (const dispatch::Candidate* candidate : passed) {
     entry.ranking.push_back(
         {candidate->key, workspace.time(*candidate->kernel, timing).timing.median_ms});
@@ -341,7 +365,8 @@ int tune_command(int argc, char** argv, int first) {
   };
   if (o.update) {
     table.header.emplace_back("updated", now_utc() + ": candidates matching '" + o.kernel_filter +
-                                             "' timed and ranked in");
+                                             "' timed and ranked in at " + grid_of(o) + "; " +
+                                             timing_of(o));
   }
   std::vector<std::string> failed;
   std::size_t index = 0;
