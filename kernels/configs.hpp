@@ -128,6 +128,14 @@ inline constexpr Config kConfigs[] = {
     {Kind::slim, 16, 5, 256, 3, true, true, "slim_lanes16x5", true, false, false},
     {Kind::slim, 32, 3, 256, 4, true, true, "slim_lanes32x3", true, false, false},
     {Kind::slim, 32, 4, 256, 3, true, true, "slim_lanes32x4", true, false, false},
+    // The same groups held, for few rows: each lane's weight and bias loaded with its chunks of
+    // the row, so that no load waits for the statistics (the held configurations above); 128
+    // threads a block, 4 rows, with 128 registers a thread, since on few rows no other row's
+    // warps fill an SM anyway. Add + LayerNorm is refused, as by the groups above.
+    {Kind::slim, 32, 1, 128, 4, true, true, "slim_lanes32x1_held", true, true, false},
+    {Kind::slim, 32, 2, 128, 4, true, true, "slim_lanes32x2_held", true, true, false},
+    {Kind::slim, 32, 3, 128, 4, true, true, "slim_lanes32x3_held", true, true, false},
+    {Kind::slim, 32, 4, 128, 4, true, true, "slim_lanes32x4_held", true, true, false},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]
