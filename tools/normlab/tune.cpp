@@ -199,8 +199,10 @@ std::string now_utc() {
 std::string grid_of(const Options& o) {
   const auto joined = [](const auto& values, const auto& text) {
     std::string list;
-    for (const auto& value : values)
-      list += (list.empty() ? "" : ",") + text(value);
+    for (const auto& value : values) {
+      if (!list.empty()) list += ',';
+      list += text(value);
+    }
     return list;
   };
   const auto number = [](std::int64_t n) { return std::to_string(n); };
