@@ -12,7 +12,6 @@
 
 #include <cuda/ptx>
 
-#include <algorithm>
 #include <string>
 
 #include "cluster_sum.cuh"
@@ -180,24 +179,16 @@ std::size_t cluster_stash_bytes(int threads, bool aligned, bool add) {
   return chunks * sizeof(uint4);
 }
 
-// The grid: as many clusters as the GPU holds at once (fewer when there are fewer rows).
-template <typename Kernel, typename T, typename P>
-void launch_on_clusters(Kernel kernel, const Tensors<T, P>& t, ClusterShape shape,
-                        std::size_t stash_bytes, cudaStream_t stream) {
-  ClusterGrid grid(kernel, shape.blocks, shape.threads, stash_bytes, stream);
-  grid.launch(std::min<std::int64_t>(t.rows, grid.resident()), t);
-}
-
 }  // namespace
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_cluster(const Tensors<T, P>& t, bool aligned, ClusterShape shape, cudaStream_t stream) {
   if (aligned) {
-    launch_on_clusters(norm_cluster<T, P, kClusterVectors, kCentre, kAdd, true>, t, shape,
-                       cluster_stash_bytes(shape.threads, true, kAdd), stream);
+    launch_row_clusters(norm_cluster<T, P, kClusterVectors, kCentre, kAdd, true>, t, shape.blocks,
+                        shape.threads, cluster_stash_bytes(shape.threads, true, kAdd), stream);
   } else {
-    launch_on_clusters(norm_cluster<T, P, kClusterVectors, kCentre, kAdd, false>, t, shape,
-                       cluster_stash_bytes(shape.threads, false, kAdd), stream);
+    launch_row_clusters(norm_cluster<T, P, kClusterVectors, kCentre, kAdd, false>, t, shape.blocks,
+                        shape.threads, cluster_stash_bytes(shape.threads, false, kAdd), stream);
   }
 }
 

@@ -18,7 +18,6 @@
 // cluster as many blocks as the row then needs.
 #include <cooperative_groups.h>
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -62,8 +61,8 @@ __global__ void __launch_bounds__(kMostClusterRowThreads, 1)
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAdd>
 void launch_with(const Tensors<T, P>& t, int blocks, int threads, cudaStream_t stream) {
-  ClusterGrid grid(norm_cluster_row<T, P, kVectors, kCentre, kAdd>, blocks, threads, 0, stream);
-  grid.launch(std::min<std::int64_t>(t.rows, grid.resident()), t);
+  launch_row_clusters(norm_cluster_row<T, P, kVectors, kCentre, kAdd>, t, blocks, threads, 0,
+                      stream);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <cuda/ptx>
 
+#include <algorithm>
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -167,5 +169,14 @@ class ClusterGrid {
   cudaLaunchConfig_t config_{};
 };
 // [cluster_grid]
+
+// One row a cluster of @p kernel over the rows of @p t (Tensors): as many clusters as the GPU
+// holds at once, fewer when there are fewer rows.
+template <typename Kernel, typename Rows>
+void launch_row_clusters(Kernel kernel, const Rows& t, int blocks, int threads,
+                         std::size_t shared_bytes, cudaStream_t stream) {
+  ClusterGrid grid(kernel, blocks, threads, shared_bytes, stream);
+  grid.launch(std::min<std::int64_t>(t.rows, grid.resident()), t);
+}
 
 }  // namespace normlab::kernels::spread
