@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "candidates.hpp"
 #include "chunk_grid.hpp"
 #include "configs.hpp"
 #include "configured_entries.hpp"
@@ -485,10 +486,9 @@ std::vector<Kernel> kernels_for(Op op) {
   std::vector<Kernel> kernels;
   for (const KernelEntry& entry : kernel_registry()) {
     if (entry.op != op || entry.chapter < 7) continue;
-    // Chapter 10's paths forced, and its cluster row configurations: each may refuse the call.
-    const bool forced = entry.name.ends_with("_cluster") || entry.name.ends_with("_whole_gpu") ||
-                        entry.name.ends_with("_split") ||
-                        entry.name.find("_cluster_row@") != std::string::npos;
+    // Chapter 10's tuned candidates (its paths and cluster row configurations, as the chooser's
+    // family table names them) forced: each may refuse the call.
+    const bool forced = entry.chapter == 10 && dispatch::candidate_named(entry.name) != nullptr;
     kernels.push_back({.name = entry.name, .entry = &entry, .forced = forced});
   }
   for (const kernels::configured::Config& config : kernels::configured::kConfigs) {
