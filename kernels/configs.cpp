@@ -25,6 +25,7 @@ std::int64_t chunks_held(const Config& config) {
     case Kind::narrow:
     case Kind::block:
     case Kind::slim:  // a group of lanes where it has one, else a block
+    case Kind::staged:
       return static_cast<std::int64_t>(config.lanes > 0 ? config.lanes : config.max_threads) *
              config.vectors;
     default:

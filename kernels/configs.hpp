@@ -22,13 +22,15 @@ namespace normlab::kernels::configured {
 /// `max_threads` threads as block, or with `lanes` one row per group of lanes as narrow
 /// (max_threads / lanes rows a block), compiled for aligned rows with a weight (and a LayerNorm
 /// bias) in the activations' dtype only, so that a thread keeps little beyond its row (slim.cu);
-/// the tuned chooser alone picks it.
-enum class Kind { narrow, block, wide, slim };
+/// the tuned chooser alone picks it. Staged: one row per block of up to `max_threads` threads as
+/// block, the row kept in shared memory instead of registers, each thread copying `vectors`
+/// chunks of it at most, for the calls slim takes (staged.cu); the tuned chooser alone picks it.
+enum class Kind { narrow, block, wide, slim, staged };
 
 struct Config {
   Kind kind;
   int lanes;            ///< narrow (and slim with groups): lanes per row
-  int vectors;          ///< 16-byte vectors per thread
+  int vectors;          ///< 16-byte vectors per thread (staged: in shared memory)
   int max_threads;      ///< block: threads per block at most (narrow: kNarrowThreads)
   int min_blocks;       ///< blocks per SM that __launch_bounds__ guarantees registers for
   bool aligned;         ///< compiled for rows that are whole aligned vectors only
@@ -136,6 +138,12 @@ inline constexpr Config kConfigs[] = {
     {Kind::slim, 32, 2, 128, 4, true, true, "slim_lanes32x2_held", true, true, false},
     {Kind::slim, 32, 3, 128, 4, true, true, "slim_lanes32x3_held", true, true, false},
     {Kind::slim, 32, 4, 128, 4, true, true, "slim_lanes32x4_held", true, true, false},
+    // Staged: rows of up to 4096 chunks (16384 fp32 or 32768 16-bit columns) in a block's shared
+    // memory, 64 KB of it (128 KB with the residual), so that an SM holds as many rows as its
+    // shared memory takes where registers hold one or two; 64 registers a thread at most. (16
+    // vectors a thread of 256 spill there: a pass over the stage loads its chunks at once.)
+    {Kind::staged, 0, 4, 1024, 1, true, true, "staged4"},
+    {Kind::staged, 0, 8, 512, 2, true, true, "staged8"},
     {Kind::wide, 0, 0, 0, 0, false, false, "wide"},
 };
 // [table]

@@ -73,6 +73,8 @@ void run(const char* fn, const Tensors<T, P>& t, cudaStream_t stream, const char
       return launch_block<T, P, kCentre, kAdd>(used, choice, stream);
     case Kind::slim:
       return launch_slim<T, P, kCentre, kAdd>(used, choice, stream);
+    case Kind::staged:
+      return launch_staged<T, P, kCentre, kAdd>(used, choice, stream);
     case Kind::wide:
       if constexpr (kAdd) {
         return kCentre ? kernels::add_layernorm(used, stream) : kernels::add_rmsnorm(used, stream);
@@ -95,6 +97,7 @@ Launcher launcher_for(const Tensors<T, P>& t, int config) {
     const Tensors<T, P> now = used_by_op<kAdd>(tensors_of<T, P>(call));
     if (kind == Kind::narrow) return launch_narrow<T, P, kCentre, kAdd>(now, choice, stream);
     if (kind == Kind::slim) return launch_slim<T, P, kCentre, kAdd>(now, choice, stream);
+    if (kind == Kind::staged) return launch_staged<T, P, kCentre, kAdd>(now, choice, stream);
     launch_block<T, P, kCentre, kAdd>(now, choice, stream);
   };
 }

@@ -26,6 +26,11 @@ std::string summary_of(const Config& config) {
   const std::string shape = config.lanes > 0 ? std::to_string(config.lanes) + " lanes a row"
                                              : "a row a block of up to " +
                                                    std::to_string(config.max_threads) + " threads";
+  if (config.kind == Kind::staged) {
+    return shape + " in shared memory, " + std::to_string(config.vectors) +
+           " vectors each; rows of up to " + std::to_string(chunks_held(config)) +
+           " chunks on the 16-byte grid, a weight (and a LayerNorm bias) in their dtype";
+  }
   if (config.kind == Kind::slim) {
     return shape + ", " + std::to_string(config.vectors) + " vectors each" +
            (config.held ? ", held" : "") + "; rows of up to " +
@@ -67,7 +72,7 @@ std::vector<KernelEntry> config_entries() {
       // the row's address: aligned configurations need 16-byte rows, every one holds at most
       // chunks_held 16-byte chunks (a row off the grid spans one more than its bytes fill).
       if (config.aligned) can.alignment_bytes = static_cast<int>(kChunkBytes);
-      if (config.kind == Kind::slim) {  // what launch_slim refuses
+      if (config.kind == Kind::slim || config.kind == Kind::staged) {  // what they refuse
         can.fp32_parameters = false;
         can.optional_parameters = false;
         can.weight_plus_one = false;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file configured_launch.cuh
 /// @brief The configured launcher's kernel launches, one per kind of configuration: lanes.cu (a
-/// group of lanes per row), block.cu (a row per block, registers capped) and slim.cu (a row per
-/// block, little kept beside it). configured.cu picks which.
+/// group of lanes per row), block.cu (a row per block, registers capped), slim.cu (a row per
+/// block, little kept beside it) and staged.cu (a row per block in shared memory). configured.cu
+/// picks which.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,5 +44,10 @@ void launch_block(const Tensors<T, P>& t, const Choice& choice, cudaStream_t str
 /// naming the argument, a call it is not compiled for (slim.cu).
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
+
+/// Launches configuration kConfigs[choice.config] (a staged one) as @p choice says, or refuses,
+/// naming the argument, a call it is not compiled for (staged.cu).
+template <typename T, typename P, bool kCentre, bool kAdd>
+void launch_staged(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream);
 
 }  // namespace normlab::kernels::configured

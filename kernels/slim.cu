@@ -21,39 +21,16 @@
 #include <type_traits>
 
 #include "configured_launch.cuh"
-#include "normlab/check.hpp"
-#include "row_norm.cuh"
+#include "slim_row.cuh"
 
 namespace normlab::kernels::configured {
 
 using device::block_sum;
 using device::group_sum;
 using device::load_vector;
-using device::store_vector;
 using device::Vector;
 
 namespace {
-
-// A plain load, which the compiler schedules freely: for x and the residual, which the row's sums
-// use at once, and for parameters loaded after the statistics. Held parameters go through
-// device::load_vector instead, so that they are loaded with the row as the configuration says.
-template <typename T>
-__device__ __forceinline__ Vector<T> load_row_vector(const T* at) {
-  return *reinterpret_cast<const Vector<T>*>(at);
-}
-
-// y of one chunk from h, its weight and (LayerNorm) its bias, as loaded.
-template <typename T, bool kCentre>
-__device__ __forceinline__ void normalise_slim(T* y, Statistics s, const Vector<T>& h,
-                                               const Vector<T>& weight, const Vector<T>& bias) {
-  constexpr int kWidth = Vector<T>::kWidth;
-  float values[kWidth], scale[kWidth], shift[kWidth] = {};
-  to_floats(h, values);
-  to_floats(weight, scale);
-  if constexpr (kCentre) to_floats(bias, shift);
-  normalise(values, s, scale, shift);
-  store_vector(y, from_floats<T>(values));
-}
 
 // [slim]
 // kLanes 0: the block holds one row. Otherwise a group of kLanes lanes holds one (a power of two,
@@ -99,7 +76,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
         const int c = slice.offset + v * slice.stride;
         if (c >= chunks) continue;
         h[v] = rounded_sum(h[v], residual[v]);
-        store_vector(residual_out + c * kWidth, h[v]);
+        device::store_vector(residual_out + c * kWidth, h[v]);
       }
     }
     auto sum = [](float v) {
@@ -128,28 +105,13 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
 }
 // [slim]
 
-// What this family takes beyond the configuration's width (configure() checks that): refused by
-// the argument that asks for more. Its entries declare the same (configured_entries.cpp).
-template <typename T, typename P, bool kCentre>
-void refuse_what_slim_lacks(const Tensors<T, P>& t, const Config& c) {
-  const char* fn = "kernels::configured::slim";
-  const std::string name = c.name;
-  check_argument(std::is_same_v<T, P>, fn, "weight",
-                 name + " takes parameters in the activations' dtype only");
-  check_argument(t.weight != nullptr, fn, "weight", name + " needs a weight");
-  check_argument(!kCentre || t.bias != nullptr, fn, "bias", name + " needs a bias with LayerNorm");
-  check_argument(!t.weight_plus_one, fn, "weight_plus_one", name + " does not scale by (1 + w)");
-  check_argument(t.x_group_rows <= 1, fn, "x_group_rows",
-                 name + " reads x one stride a row (no rows in groups)");
-}
-
 }  // namespace
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
   with_config<Kind::slim>(choice.config, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    refuse_what_slim_lacks<T, P, kCentre>(t, c);
+    refuse_what_slim_lacks<T, P, kCentre>(t, c, "kernels::configured::slim");
     // configure() refuses a LayerNorm op to a configuration without its kernel, so no Choice
     // reaches here for one.
     if constexpr (!std::is_same_v<T, P> || (kCentre && !c.layernorm) ||

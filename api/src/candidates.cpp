@@ -38,6 +38,8 @@ const char* family_of(configured::Kind kind) {
       return "lanes";
     case configured::Kind::slim:
       return "slim";
+    case configured::Kind::staged:
+      return "staged";
     default:
       return "block";
   }

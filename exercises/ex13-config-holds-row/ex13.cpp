@@ -40,7 +40,7 @@ std::int64_t chunks_spanned(const Row& row) {
 std::int64_t chunks_kept(const configured::Config& config) {
   // TODO(ex13) begin: the chunks a configuration keeps of one row
   // The row's group of lanes where the configuration has one (narrow, some slim), else the
-  // row's block (block, the other slim); wide: any row (0).
+  // row's block (block, the other slim, staged); wide: any row (0).
   (void)config;
   return 0;
   // TODO(ex13) end

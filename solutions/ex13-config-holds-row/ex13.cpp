@@ -40,11 +40,12 @@ std::int64_t chunks_spanned(const Row& row) {
 std::int64_t chunks_kept(const configured::Config& config) {
   // TODO(ex13) begin: the chunks a configuration keeps of one row
   // The row's group of lanes where the configuration has one (narrow, some slim), else the
-  // row's block (block, the other slim); wide: any row (0).
+  // row's block (block, the other slim, staged); wide: any row (0).
   switch (config.kind) {
     case configured::Kind::narrow:
     case configured::Kind::block:
     case configured::Kind::slim:
+    case configured::Kind::staged:
       return std::int64_t{config.lanes > 0 ? config.lanes : config.max_threads} * config.vectors;
     default:
       return 0;
