@@ -120,12 +120,10 @@ void launch_staged(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
     } else {
       const auto kernel = norm_staged<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd>;
       const std::size_t bytes = staged_bytes(t.cols / Vector<T>::kWidth, kAdd);
-      // Beyond 48 KB a kernel must be allowed its dynamic shared memory first.
-      constexpr std::size_t kDefaultShared = 48 * 1024;
-      if (bytes > kDefaultShared) {
-        NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes)));
-      }
+      // Beyond 48 KB in all (block_sum's static shared memory too) a kernel must be allowed its
+      // dynamic shared memory first; allowed on every launch, as on every device it runs on.
+      NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes)));
       kernel<<<choice.blocks, choice.threads, bytes, stream>>>(t);
     }
   });
