@@ -12,7 +12,7 @@ mkdir -p build/cpu/python && xz -dc /tmp/stage/t3/capi.so.xz > build/cpu/python/
 scripts/peer-wheels --install /tmp/stage/peers-1 /tmp/stage/peers-2 .deps/peers-3 /tmp/peers > $L/peers.log 2>&1; echo "peers rc=$? at $(el)s"
 export PYTHONPATH=/tmp/peers:/tmp/peers/nvidia_cutlass_dsl/dsl_packages LD_LIBRARY_PATH=/usr/local/cuda/lib64
 for d in fp32 bf16 fp16; do
-  b=180; [ $d = bf16 ] && b=320
+  b=140; [ $d = bf16 ] && b=250
   python3 bench/compare_peers.py --sweep $d --build build/cpu --out $L/sweep --require-torch --budget-s $b > $L/sweep-$d.log 2>&1; echo "sweep $d rc=$? at $(el)s"
   tail -n 3 $L/sweep-$d.log
 done
