@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "normlab/device.hpp"
+
 namespace normlab::kernels::configured {
 
 namespace {
@@ -31,6 +33,15 @@ std::int64_t chunks_held(const Config& config) {
     default:
       return 0;
   }
+}
+
+std::string staged_refusal(std::int64_t chunks, bool add) {
+  const std::int64_t most = most_shared_bytes_per_block();
+  const std::int64_t needs = staged_bytes(chunks, add) + kStagedOwnBytes;
+  if (needs <= most) return {};
+  return "stages a row of " + std::to_string(chunks) + " 16-byte chunks" +
+         (add ? " and its residual" : "") + " in " + std::to_string(needs) +
+         " bytes of shared memory; a block of this GPU may have " + std::to_string(most);
 }
 
 int config_index(std::string_view name) {

@@ -198,6 +198,17 @@ consteval int index_of(std::string_view name) {
   throw "no configuration of that name in kConfigs";
 }
 
+/// Shared memory a staged configuration keeps a row of @p chunks 16-byte chunks in: x, and for
+/// add + norm (@p add) the residual after it.
+constexpr std::int64_t staged_bytes(std::int64_t chunks, bool add) {
+  return chunks * (add ? 2 : 1) * 16;
+}
+/// Shared memory the staged kernels keep beside the row, at most: block_sum's partial sums.
+inline constexpr std::int64_t kStagedOwnBytes = 2048;
+/// Empty when the current GPU gives a block the shared memory a staged row of @p chunks needs
+/// (staged_bytes, and kStagedOwnBytes beside it); otherwise why not. Asks the GPU.
+std::string staged_refusal(std::int64_t chunks, bool add);
+
 /// The most 16-byte chunks a row of configuration @p config holds (0: any, for wide).
 std::int64_t chunks_held(const Config& config);
 

@@ -88,6 +88,14 @@ std::vector<KernelEntry> config_entries() {
                          .launch = [name](const NormCall& call, cudaStream_t stream) {
                            forward(call, stream, name);
                          }});
+      // A staged row must fit a block's shared memory, which depends on the GPU (staged.cu).
+      if (config.kind == Kind::staged) {
+        entries.back().gpu_refusal = [add = is_add(op)](const Requirements& needs) {
+          const Shape& s = needs.shape;
+          const std::int64_t bytes = s.cols * static_cast<std::int64_t>(size_of(s.dtype));
+          return staged_refusal((bytes + kChunkBytes - 1) / kChunkBytes, add);
+        };
+      }
     }
   }
   return entries;

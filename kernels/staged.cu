@@ -33,11 +33,6 @@ using device::Vector;
 
 namespace {
 
-// Shared memory a row of @p chunks stages in: x, and for add + norm the residual after it.
-constexpr std::size_t staged_bytes(std::int64_t chunks, bool add) {
-  return static_cast<std::size_t>(chunks) * (add ? 2 : 1) * sizeof(uint4);
-}
-
 // A chunk of the stage, read anew at each use: a plain read the compiler may keep in registers
 // from one pass over the row to the next, which is the row in registers again (and spills under
 // the cap). The volatile read keeps a pass's registers to the chunks it is working on.
@@ -119,11 +114,15 @@ void launch_staged(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
       throw std::logic_error(std::string("ch09: ") + c.name + " has no kernel for this op");
     } else {
       const auto kernel = norm_staged<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd>;
-      const std::size_t bytes = staged_bytes(t.cols / Vector<T>::kWidth, kAdd);
+      const std::int64_t chunks = t.cols / Vector<T>::kWidth;
+      const std::string refusal = staged_refusal(chunks, kAdd);
+      check_argument(refusal.empty(), "kernels::configured::staged", "cols",
+                     std::string(c.name) + " " + refusal);
+      const auto bytes = static_cast<int>(staged_bytes(chunks, kAdd));
       // Beyond 48 KB in all (block_sum's static shared memory too) a kernel must be allowed its
       // dynamic shared memory first; allowed on every launch, as on every device it runs on.
-      NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes)));
+      NORMLAB_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       kernel<<<choice.blocks, choice.threads, bytes, stream>>>(t);
     }
   });

@@ -54,6 +54,13 @@ int compute_capability() {
   return major * 10 + minor;
 }
 
+int most_shared_bytes_per_block() {
+  int device = 0, bytes = 0;
+  NORMLAB_CHECK(cudaGetDevice(&device));
+  NORMLAB_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
 bool has_clusters() {
   int device = 0, clusters = 0;
   NORMLAB_CHECK(cudaGetDevice(&device));

@@ -279,3 +279,25 @@ TEST_CASE("a slim configuration in groups of lanes launches a row a group", "[ch
           std::string::npos);
   }
 }
+
+TEST_CASE("a staged configuration: a row a block sized to the row, in shared memory", "[ch09]") {
+  const int index = config_index("staged8");
+  REQUIRE(index >= 0);
+  CHECK(kConfigs[index].kind == Kind::staged);
+  CHECK(chunks_held(kConfigs[index]) == 4096);
+  // 256 rows of 10240 fp32 columns (2560 chunks): 320 threads of 8 chunks, a block a row.
+  const Choice fits = configure(index, problem(256, 10240, 4));
+  CHECK(fits.why.empty());
+  CHECK(fits.threads == 320);
+  CHECK(fits.blocks == 256);
+  CHECK(configure(index, centred(with_residual(problem(3, 32768, 2)))).why.empty());
+  CHECK(configure(index, problem(1, 32776, 2)).why.find("holds 4096 chunks") != std::string::npos);
+  CHECK(configure(index, problem(1, 10244, 2)).why.find("aligned") != std::string::npos);
+  // Its stage: x, and for add + norm the residual after it.
+  CHECK(staged_bytes(2560, false) == 40960);
+  CHECK(staged_bytes(4096, true) == 131072);
+  // The rules never take it: the tuned chooser alone does.
+  for (std::int64_t cols : {4096, 10240, 16384, 32768}) {
+    CHECK(kConfigs[choose(problem(256, cols, 2)).config].kind != Kind::staged);
+  }
+}

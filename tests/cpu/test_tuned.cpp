@@ -196,7 +196,7 @@ TEST_CASE("chapter 10's cluster row configurations: keyed, chosen, refused by na
   Case c = normlab::default_case(Op::rmsnorm, 1, 32768, DType::bf16);
   CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster_row@256x1");
   // A row one element short of whole 16-byte chunks, its stride 32768 (one element of pad): the
-  // family refuses it, the staged kernel runs.
+  // family refuses it, the cluster kernel runs.
   c = normlab::default_case(Op::rmsnorm, 1, 32767, DType::bf16);
   c.pad = 1;
   CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster");
@@ -245,4 +245,25 @@ TEST_CASE("tables are found by the GPU's name, the user's directory first", "[tu
   }
   ::unsetenv("NORMLAB_TUNED_DIR");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the staged family: keyed, chosen, refused by name", "[tuned]") {
+  const dispatch::Candidate* staged8 = dispatch::candidate_keyed(Op::layernorm, "staged/staged8");
+  REQUIRE(staged8 != nullptr);
+  CHECK(staged8->kernel->name == "ch09_layernorm@staged8");
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "layernorm\tfp32\t256\t10240\tstaged/staged8=0.0129 staged/staged4=0.0147 "
+      "general/default=0.0194\n",
+      "staged.tsv");
+  Case c = normlab::default_case(Op::layernorm, 256, 10240, DType::f32);
+  CHECK(planned(c, &t).kernel->name == "ch09_layernorm@staged8");
+  // Its entries take what slim's take: a row on the 16-byte grid, a weight and a bias in x's
+  // dtype. Off the grid, or without a bias, the next of the point that takes the call runs.
+  c.misalign = 1;
+  CHECK(planned(c, &t).kernel->name == "ch07_layernorm");
+  CHECK_THAT(staged8->kernel->refusal(c), Catch::Contains("aligned to 16 bytes"));
+  c = normlab::default_case(Op::layernorm, 256, 10240, DType::f32);
+  c.shape.bias = false;
+  CHECK(planned(c, &t).kernel->name == "ch07_layernorm");
 }

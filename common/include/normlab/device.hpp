@@ -28,6 +28,10 @@ int l2_cache_bytes();
 /// Compute capability of the current device as one number: 75 for sm_75 (T4), 90 for sm_90.
 int compute_capability();
 
+/// The most shared memory a block may have on the current device, static and dynamic together,
+/// once a kernel is allowed more than the default 48 KB (cudaFuncSetAttribute), in bytes.
+int most_shared_bytes_per_block();
+
 /// Whether the current device launches thread-block clusters (compute capability 9.0 and newer).
 bool has_clusters();
 
