@@ -16,9 +16,7 @@
 // kHeld: each chunk's weight (and bias) loaded with the row, before the statistics, and kept as
 // loaded (one vector each) where the block family's held configurations widen them to fp32
 // first; otherwise each chunk's loaded after the statistics, as it is normalised.
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "configured_launch.cuh"
 #include "slim_row.cuh"
@@ -109,19 +107,12 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_slim(const Tenso
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_slim(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  with_config<Kind::slim>(choice.config, [&]<int kConfig>() {
-    constexpr Config c = kConfigs[kConfig];
-    refuse_what_slim_lacks<T, P, kCentre>(t, c, "kernels::configured::slim");
-    // configure() refuses a LayerNorm op to a configuration without its kernel, so no Choice
-    // reaches here for one.
-    if constexpr (!std::is_same_v<T, P> || (kCentre && !c.layernorm) ||
-                  (kCentre && kAdd && !has_add_layernorm(c))) {
-      throw std::logic_error(std::string("ch09: ") + c.name + " has no kernel for this op");
-    } else {
-      norm_slim<T, c.lanes, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.held>
-          <<<choice.blocks, choice.threads, 0, stream>>>(t);
-    }
-  });
+  with_slim_config<Kind::slim, kCentre, kAdd>(
+      t, choice.config, "kernels::configured::slim", [&]<int kConfig>() {
+        constexpr Config c = kConfigs[kConfig];
+        norm_slim<T, c.lanes, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd, c.held>
+            <<<choice.blocks, choice.threads, 0, stream>>>(t);
+      });
   NORMLAB_CHECK_LAUNCH();
 }
 

@@ -5,10 +5,12 @@
 /// weight (and a LayerNorm bias) in the activations' dtype.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "configs.hpp"
+#include "configured_launch.cuh"
 #include "normlab/check.hpp"
 #include "row_norm.cuh"
 
@@ -52,6 +54,23 @@ void refuse_what_slim_lacks(const Tensors<T, P>& t, const Config& c, const char*
   check_argument(!t.weight_plus_one, fn, "weight_plus_one", name + " does not scale by (1 + w)");
   check_argument(t.x_group_rows <= 1, fn, "x_group_rows",
                  name + " reads x one stride a row (no rows in groups)");
+}
+
+/// Calls `launch.template operator()<kConfig>()` for configuration @p config, of kind kKind, once
+/// the call is one these families take (refuse_what_slim_lacks, @p fn naming the family). An op
+/// the configuration has no kernel for throws: configure() refuses it, so no Choice gets here.
+template <Kind kKind, bool kCentre, bool kAdd, typename T, typename P, typename Launch>
+void with_slim_config(const Tensors<T, P>& t, int config, const char* fn, Launch&& launch) {
+  with_config<kKind>(config, [&]<int kConfig>() {
+    constexpr Config c = kConfigs[kConfig];
+    refuse_what_slim_lacks<T, P, kCentre>(t, c, fn);
+    if constexpr (!std::is_same_v<T, P> || (kCentre && !c.layernorm) ||
+                  (kCentre && kAdd && !has_add_layernorm(c))) {
+      throw std::logic_error(std::string("ch09: ") + c.name + " has no kernel for this op");
+    } else {
+      launch.template operator()<kConfig>();
+    }
+  });
 }
 
 }  // namespace normlab::kernels::configured

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The staged family (taught in chapter 09): one row per block, as the slim family's, kept in
-// shared memory instead of registers.
+// The staged family (chapter 13 adds it to the tuner's space; its configurations are chapter
+// 09's table's): one row per block, as the slim family's, kept in shared memory instead of
+// registers.
 //
 // A row held in registers takes its block's registers with it, and wide rows take many: a row of
 // 2560 chunks (10240 fp32 columns) is 10240 registers of data alone, spread over threads that each
@@ -18,9 +19,7 @@
 // for step.
 #include <cuda_pipeline.h>
 
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "configured_launch.cuh"
 #include "normlab/check.hpp"
@@ -106,25 +105,18 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_staged(const Ten
 
 template <typename T, typename P, bool kCentre, bool kAdd>
 void launch_staged(const Tensors<T, P>& t, const Choice& choice, cudaStream_t stream) {
-  with_config<Kind::staged>(choice.config, [&]<int kConfig>() {
+  const char* fn = "kernels::configured::staged";
+  with_slim_config<Kind::staged, kCentre, kAdd>(t, choice.config, fn, [&]<int kConfig>() {
     constexpr Config c = kConfigs[kConfig];
-    refuse_what_slim_lacks<T, P, kCentre>(t, c, "kernels::configured::staged");
-    if constexpr (!std::is_same_v<T, P> || (kCentre && !c.layernorm) ||
-                  (kCentre && kAdd && !has_add_layernorm(c))) {
-      throw std::logic_error(std::string("ch09: ") + c.name + " has no kernel for this op");
-    } else {
-      const auto kernel = norm_staged<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd>;
-      const std::int64_t chunks = t.cols / Vector<T>::kWidth;
-      const std::string refusal = staged_refusal(chunks, kAdd);
-      check_argument(refusal.empty(), "kernels::configured::staged", "cols",
-                     std::string(c.name) + " " + refusal);
-      const auto bytes = static_cast<int>(staged_bytes(chunks, kAdd));
-      // Beyond 48 KB in all (block_sum's static shared memory too) a kernel must be allowed its
-      // dynamic shared memory first; allowed on every launch, as on every device it runs on.
-      NORMLAB_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-      kernel<<<choice.blocks, choice.threads, bytes, stream>>>(t);
-    }
+    const auto kernel = norm_staged<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd>;
+    const std::int64_t chunks = t.cols / Vector<T>::kWidth;
+    const std::string refusal = staged_refusal(chunks, kAdd);
+    check_argument(refusal.empty(), fn, "cols", std::string(c.name) + " " + refusal);
+    const auto bytes = static_cast<int>(staged_bytes(chunks, kAdd));
+    // Beyond 48 KB in all (block_sum's static shared memory too) a kernel must be allowed its
+    // dynamic shared memory first; allowed on every launch, as on every device it runs on.
+    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<choice.blocks, choice.threads, bytes, stream>>>(t);
   });
   NORMLAB_CHECK_LAUNCH();
 }
