@@ -1074,7 +1074,7 @@ def ch12_across_gpus():
 REPO = Path(__file__).resolve().parent.parent
 # Chapter 13's figure reads the code and the committed table, not typed numbers: chapter 09's
 # configurations (kernels/configs.hpp) and the H200's tuned table (kernels/tuned/).
-CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide|slim), (\d+), (\d+), (\w+), \d+, (?:true|false), '
+CONFIG_LINE = re.compile(r'\{Kind::(narrow|block|wide|slim|staged), (\d+), (\d+), (\w+), \d+, (?:true|false), '
                          r'(?:true|false), "(\w+)"')
 CH13_OP, CH13_DTYPE, CH13_CHUNK_ELEMENTS = "rmsnorm", "bf16", 8
 CH13_GPU = "nvidia-h200"         # the table the page names, whatever other GPUs' tables join it
@@ -1082,7 +1082,7 @@ CH13_COLS = 4096                 # the width whose space the top panel prunes
 CH13_CALL = (100, 5000)          # an off-grid call (rows, cols) for the bottom panel
 FAMILY_COLOUR = {"lanes": THREAD[2], "block": THREAD[1], "slim": THREAD[7], "general": "#bbb",
                  "cluster": THREAD[3], "cluster_row": THREAD[6], "whole_gpu": THREAD[4],
-                 "split": THREAD[5]}
+                 "split": THREAD[5], "staged": THREAD[0]}
 
 
 def kernel_configs():
