@@ -114,6 +114,11 @@ printf '# device\tNVIDIA Test GPU\n# date\tD\n# updated\tU: slim/ ranked in\nrms
   block/block4_128x6=0.05 >"$updated"
 expect "$normlab" 0 "(NVIDIA Test GPU, tuned D, updated U)" explain --table "$updated" \
   "${many[@]}" --cols 4000
+# Several updates: the latest, and how many.
+printf '# device\tNVIDIA Test GPU\n# date\tD\n# updated\tU1: slim/ ranked in\n# updated\tU2: staged/ ranked in\nrmsnorm\tbf16\t8192\t4096\t%s\n' \
+  block/block4_128x6=0.05 >"$updated"
+expect "$normlab" 0 "(NVIDIA Test GPU, tuned D, updated U2 (the last of 2 updates))" explain \
+  --table "$updated" "${many[@]}" --cols 4000
 rm -f "$updated"
 expect "$normlab" 0 "no grid point of tuned table" explain --table "$table" "${many[@]}" \
   --cols 30000

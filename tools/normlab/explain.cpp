@@ -129,13 +129,23 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
     std::fprintf(stderr, "normlab explain: %s\n", error.what());
     return 2;
   }
-  // A table `normlab tune --update` ranked candidates into also says when ("updated").
-  const std::string updated = table != nullptr ? table->header_value("updated") : "";
+  // A table `normlab tune --update` ranked candidates into also says when ("updated" lines, one
+  // an update, the latest last): the latest, and how many.
+  std::string updated;
+  int updates = 0;
+  if (table != nullptr) {
+    for (const auto& [key, value] : table->header) {
+      if (key != "updated") continue;
+      updated = value.substr(0, value.find(": "));
+      ++updates;
+    }
+  }
+  if (updates > 1) updated += " (the last of " + std::to_string(updates) + " updates)";
   const std::string table_line =
       rules_only ? std::string("none (--rules): the decision table's rules")
       : table != nullptr
           ? table->name + " (" + table->device + ", tuned " + table->header_value("date") +
-                (updated.empty() ? "" : ", updated " + updated.substr(0, updated.find(": "))) + ")"
+                (updated.empty() ? "" : ", updated " + updated) + ")"
           : "none for " + (table_gpu.empty() ? std::string("this GPU") : table_gpu) +
                 ": the decision table's rules";
   Plan plan;
