@@ -43,6 +43,14 @@ __device__ __forceinline__ uint4 read_stage(const uint4* at) {
   return v;
 }
 
+// A chunk written back to the stage (add + norm's h over x), volatile as read_stage is, so that
+// the compiler keeps it before the reads that follow it: a plain store it could move past them.
+__device__ __forceinline__ void write_stage(uint4* at, uint4 v) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(at))),
+               "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+}
+
 // [staged]
 template <typename T, int kVectors, int kMaxThreads, int kMinBlocks, bool kCentre, bool kAdd>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_staged(const Tensors<T, T> t) {
@@ -81,7 +89,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) norm_staged(const Ten
         const Vector<T> h = rounded_sum(same_bits<Vector<T>>(read_stage(&stage[c])),
                                         same_bits<Vector<T>>(read_stage(&stage[chunks + c])));
         device::store_vector(residual_out + c * kWidth, h);
-        stage[c] = same_bits<uint4>(h);
+        write_stage(&stage[c], same_bits<uint4>(h));
       }
     }
     const Statistics s = row_statistics<kCentre, true, kVectors>(
