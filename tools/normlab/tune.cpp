@@ -212,11 +212,20 @@ std::string grid_of(const Options& o) {
          ", widths " + (o.widths.empty() ? std::string("the grid's") : joined(o.widths, number));
 }
 
+// How the tuner times each candidate: as bench/compare_peers.py does.
+TimingOptions timing_options(const Options& o) {
+  return {.warmup = 3,
+          .repetitions = o.repetitions,
+          .flush_l2 = true,
+          .head_start_cycles = kHeadStartCycles};
+}
+
 // How every time in the table was taken (the header's timing line; an update names its own).
 std::string timing_of(const Options& o) {
-  return "warm-up 3, median of " + std::to_string(o.repetitions) +
+  const TimingOptions t = timing_options(o);
+  return "warm-up " + std::to_string(t.warmup) + ", median of " + std::to_string(t.repetitions) +
          ", L2 flushed before each repetition, then a busy-wait of " +
-         std::to_string(kHeadStartCycles) + " cycles (CUDA events)";
+         std::to_string(t.head_start_cycles) + " cycles (CUDA events)";
 }
 
 // The table this run adds to: the one for this GPU in @p o.out (resumed), or a new one.
@@ -299,10 +308,7 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
     }
   }
   Workspace workspace(timed);
-  const TimingOptions timing{.warmup = 3,
-                             .repetitions = o.repetitions,
-                             .flush_l2 = true,
-                             .head_start_cycles = kHeadStartCycles};
+  const TimingOptions timing = timing_options(o);
   for (const dispatch::Candidate* candidate : passed) {
     entry.ranking.push_back(
         {candidate->key, workspace.time(*candidate->kernel, timing).timing.median_ms});
