@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chunk_grid.hpp"
+
 namespace normlab::kernels::configured {
 
 /// Every compiled configuration. Narrow: a group of `lanes` lanes (a power of two, at most a
@@ -201,7 +203,7 @@ consteval int index_of(std::string_view name) {
 /// Shared memory a staged configuration keeps a row of @p chunks 16-byte chunks in: x, and for
 /// add + norm (@p add) the residual after it.
 constexpr std::int64_t staged_bytes(std::int64_t chunks, bool add) {
-  return chunks * (add ? 2 : 1) * 16;
+  return chunks * (add ? 2 : 1) * kChunkBytes;
 }
 /// Shared memory the staged kernels keep beside the row, at most: block_sum's partial sums.
 inline constexpr std::int64_t kStagedOwnBytes = 2048;
