@@ -213,10 +213,11 @@ __device__ void prefetch_parameters(const Tensors<T, P>& t, const Row<T, P, kAli
   }
 }
 
-// The statistics of row r, written once: by the thread holding the row's first chunk.
-template <typename T, typename P, typename R>
-__device__ void write_statistics(const Tensors<T, P, R>& t, std::int64_t r, Statistics s,
-                                 bool centre, Slice slice) {
+// The statistics of row r, written once: by the thread holding the row's first chunk. @p t: the
+// call's Tensors, or any arguments with their mean and rstd (slim.cu's).
+template <typename Args>
+__device__ void write_statistics(const Args& t, std::int64_t r, Statistics s, bool centre,
+                                 Slice slice) {
   if (slice.offset != 0) return;
   if (centre && t.mean != nullptr) t.mean[r] = s.mean;
   if (t.rstd != nullptr) t.rstd[r] = s.rstd;

@@ -93,18 +93,25 @@ __device__ __forceinline__ float group_sum(float value) {
 /// result. Called once per block, that one barrier is all it needs. kThreads: the block size
 /// when the kernel knows it at compile time (chapter 03's block_sum took it so), which spares
 /// reading blockDim.x and lets a full block of 32 warps read its slots unconditionally; 0 to
-/// take blockDim.x.
+/// take blockDim.x. The slots are the caller's: a kernel that reduces several times per block,
+/// each time in slots of its own, needs one barrier a reduction (chapter 09's slim kernels).
 template <int kThreads = 0, typename T, typename Combine>
-__device__ __forceinline__ T block_reduce_once(T value, Combine combine) {
+__device__ __forceinline__ T block_reduce_in(T (&slots)[kWarpSize], T value, Combine combine) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kWarpSize * kWarpSize,
                 "a block of whole warps, at most 32 of them");
-  __shared__ T per_warp[kWarpSize];
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int warps = (kThreads != 0 ? kThreads : static_cast<int>(blockDim.x)) / kWarpSize;
   value = warp_reduce(value, combine);
-  if (lane == 0) per_warp[threadIdx.x / kWarpSize] = value;
+  if (lane == 0) slots[threadIdx.x / kWarpSize] = value;
   __syncthreads();
-  return warp_reduce(lane < warps ? per_warp[lane] : T{}, combine);
+  return warp_reduce(lane < warps ? slots[lane] : T{}, combine);
+}
+
+/// The same in slots of its own, for a kernel that reduces once per block.
+template <int kThreads = 0, typename T, typename Combine>
+__device__ __forceinline__ T block_reduce_once(T value, Combine combine) {
+  __shared__ T per_warp[kWarpSize];
+  return block_reduce_in<kThreads>(per_warp, value, combine);
 }
 
 /// The same, safe to call again at once: a second barrier keeps the slots until every warp has
@@ -120,6 +127,12 @@ __device__ __forceinline__ T block_reduce(T value, Combine combine) {
 template <int kThreads = 0>
 __device__ __forceinline__ float block_sum_once(float value) {
   return block_reduce_once<kThreads>(value, Plus{});
+}
+
+/// The block's total, in every thread, through @p slots (block_reduce_in): one barrier.
+template <int kThreads = 0>
+__device__ __forceinline__ float block_sum_in(float (&slots)[kWarpSize], float value) {
+  return block_reduce_in<kThreads>(slots, value, Plus{});
 }
 
 /// The block's total, in every thread; may be called again at once.
