@@ -66,7 +66,7 @@ function(_normlab_course_list out kind number)
 endfunction()
 
 # SASS checks listed under `kind` NN: each {name, function, require, forbid, most_registers,
-# loads_before}
+# most_barriers, loads_before}
 # on TARGET.
 function(_normlab_course_sass kind number target test_prefix labels)
   _normlab_course_get(checks ${kind} ${number} sass)
@@ -81,6 +81,7 @@ function(_normlab_course_sass kind number target test_prefix labels)
     _normlab_course_list(require ${kind} ${number} sass ${i} require)
     _normlab_course_list(forbid ${kind} ${number} sass ${i} forbid)
     _normlab_course_get(most_registers ${kind} ${number} sass ${i} most_registers)
+    _normlab_course_get(most_barriers ${kind} ${number} sass ${i} most_barriers)
     _normlab_course_get(loads_before ${kind} ${number} sass ${i} loads_before)
     set(test ${test_prefix})
     if(name)
@@ -88,7 +89,7 @@ function(_normlab_course_sass kind number target test_prefix labels)
     endif()
     normlab_add_sass_test(NAME ${test} TARGET ${target} FUNCTION "${function}"
       REQUIRE ${require} FORBID ${forbid} MOST_REGISTERS "${most_registers}"
-      LOADS_BEFORE "${loads_before}" LABELS ${labels})
+      MOST_BARRIERS "${most_barriers}" LOADS_BEFORE "${loads_before}" LABELS ${labels})
   endforeach()
 endfunction()
 

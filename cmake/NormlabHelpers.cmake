@@ -220,15 +220,19 @@ function(normlab_add_sanitizer_tests)
 endfunction()
 
 # Reads the SASS of a library's kernels (cuobjdump, CPU only) and checks instructions, e.g.
-# REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL", with MOST_REGISTERS the registers a thread, and
-# with LOADS_BEFORE a pattern no global load may follow.
+# REQUIRE "LDG\\.E\\.128" FORBID "LDL|STL", with MOST_REGISTERS the registers a thread, with
+# MOST_BARRIERS the block barriers, and with LOADS_BEFORE a pattern no global load may follow.
 # See scripts/check_sass.py.
 # The checks of one library share its SASS, printed once into build's sass-cache/.
 function(normlab_add_sass_test)
-  cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION;MOST_REGISTERS;LOADS_BEFORE" "REQUIRE;FORBID;LABELS" ${ARGN})
+  cmake_parse_arguments(S "" "NAME;TARGET;FUNCTION;MOST_REGISTERS;MOST_BARRIERS;LOADS_BEFORE"
+                        "REQUIRE;FORBID;LABELS" ${ARGN})
   set(checks)
   if(S_MOST_REGISTERS)
     list(APPEND checks --most-registers ${S_MOST_REGISTERS})
+  endif()
+  if(NOT "${S_MOST_BARRIERS}" STREQUAL "")
+    list(APPEND checks --most-barriers ${S_MOST_BARRIERS})
   endif()
   if(S_LOADS_BEFORE)
     list(APPEND checks --loads-before ${S_LOADS_BEFORE})

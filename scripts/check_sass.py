@@ -4,12 +4,14 @@
 
 usage: check_sass.py --cuobjdump PATH --library LIB --function REGEX
                      [--require PATTERN ...] [--forbid PATTERN ...] [--most-registers N]
-                     [--loads-before PATTERN] [--cache DIR]
+                     [--most-barriers N] [--loads-before PATTERN] [--cache DIR]
 
 Every kernel in LIB whose (mangled) name matches REGEX is checked; at least one must match.
 Each --require regex must occur in every such kernel's SASS, no --forbid regex may occur, and
 with --most-registers no such kernel may use more than N registers a thread (cuobjdump's
 resource usage): the guard for a kernel whose blocks an SM depend on staying under a line.
+With --most-barriers no such kernel may have more than N block barriers (BAR.SYNC): e.g. 1, a
+kernel that must reduce its row once with a single barrier.
 With --loads-before, every global load (LDG) of such a kernel comes before its first
 instruction matching PATTERN: e.g. 'FFMA|FADD', a kernel that must issue all of a row's loads
 (its parameters' too) before it starts the row's sums.
@@ -105,6 +107,7 @@ def main() -> int:
     parser.add_argument("--require", action="append", default=[])
     parser.add_argument("--forbid", action="append", default=[])
     parser.add_argument("--most-registers", type=int)
+    parser.add_argument("--most-barriers", type=int)
     parser.add_argument("--loads-before")
     parser.add_argument("--cache")
     args = parser.parse_args()
@@ -139,6 +142,12 @@ def main() -> int:
             if late:
                 failures.append(f"{name} loads after its first /{args.loads_before}/, e.g. "
                                 f"{late[0]}")
+        if args.most_barriers is not None:
+            barriers = [line for line in instructions if re.search(r"\bBAR\.SYNC", line)]
+            print(f"  barriers: {len(barriers)}, at most {args.most_barriers}")
+            if len(barriers) > args.most_barriers:
+                failures.append(f"{name} has {len(barriers)} barriers (BAR.SYNC), more than "
+                                f"{args.most_barriers}")
         if args.most_registers is not None:
             count = used.get(name)
             print(f"  registers: {count}, at most {args.most_registers}")
