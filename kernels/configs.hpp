@@ -166,7 +166,7 @@ struct Problem {
 struct Choice {
   int config = 0;
   unsigned int threads = 0;  ///< per block
-  unsigned int blocks = 0;   ///< grid; blocks loop over rows beyond it
+  unsigned int blocks = 0;   ///< grid; blocks loop over rows beyond it (slim: it holds every row)
   std::string why;
 };
 

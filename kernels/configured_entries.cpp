@@ -3,6 +3,7 @@
 // op, which the tuner times and the tuned chooser picks, and chapter 09's program sweeps.
 #include "configured_entries.hpp"
 
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,8 @@ std::vector<KernelEntry> config_entries() {
         can.weight_plus_one = false;
         can.two_level_rows = false;
       }
+      // A slim kernel counts its rows in 32 bits, one a block or group (slim.cu).
+      if (config.kind == Kind::slim) can.max_rows = INT_MAX;
       can.max_row_bytes = (chunks_held(config) - (config.aligned ? 0 : 1)) * kChunkBytes;
       const char* name = config.name;
       entries.push_back({.name = std::string("ch09_") + name_of(op) + "@" + name,

@@ -17,8 +17,8 @@
 namespace normlab::kernels::configured {
 
 /// A plain load, which the compiler schedules freely: for x and the residual, which the row's
-/// sums use at once, and for parameters loaded after the statistics. Held parameters go through
-/// device::load_vector instead, so that they are loaded with the row as the configuration says.
+/// sums use at once, and for parameters loaded after the statistics. Held configurations load
+/// through device::load_vector instead, so that the parameters' loads go out with the row's.
 template <typename T>
 __device__ __forceinline__ device::Vector<T> load_row_vector(const T* at) {
   return *reinterpret_cast<const device::Vector<T>*>(at);

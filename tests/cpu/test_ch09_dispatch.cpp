@@ -3,6 +3,7 @@
 // it returns, the refusals of a forced configuration.
 #include "normlab_catch.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -277,6 +278,21 @@ TEST_CASE("a slim configuration in groups of lanes launches a row a group", "[ch
   for (std::int64_t cols : {256, 512, 576, 768, 1024}) {
     CHECK(std::string(kConfigs[choose(problem(100000, cols, 2)).config].name).rfind("slim", 0) ==
           std::string::npos);
+  }
+}
+
+TEST_CASE("every slim configuration's grid holds every row: its kernel has no loop", "[ch09]") {
+  for (const Config& config : kConfigs) {
+    if (config.kind != Kind::slim) continue;
+    INFO(config.name);
+    const int index = config_index(config.name);
+    const std::int64_t cols = 8 * std::min<std::int64_t>(chunks_held(config), 64);
+    for (std::int64_t rows : {1, 7, 255, 256, 257, 100000, 2147483647}) {
+      const Choice choice = configure(index, problem(rows, cols, 2));
+      REQUIRE(choice.why.empty());
+      const std::int64_t per_block = config.lanes > 0 ? choice.threads / config.lanes : 1;
+      CHECK(std::int64_t{choice.blocks} * per_block >= rows);
+    }
   }
 }
 

@@ -267,3 +267,13 @@ TEST_CASE("the staged family: keyed, chosen, refused by name", "[tuned]") {
   c.shape.bias = false;
   CHECK(planned(c, &t).kernel->name == "ch07_layernorm");
 }
+
+TEST_CASE("the slim family: a row a block or group and at most 2^31 - 1 rows", "[tuned]") {
+  const dispatch::Candidate* slim = dispatch::candidate_keyed(Op::rmsnorm, "slim/slim1_held");
+  REQUIRE(slim != nullptr);
+  // Its kernels count rows in 32 bits, and the grid holds them all (no loop over rows).
+  Case c = normlab::default_case(Op::rmsnorm, 2147483647, 8, DType::bf16);
+  CHECK(slim->kernel->refusal(c).empty());
+  c.shape.rows = 2147483648;
+  CHECK_THAT(slim->kernel->refusal(c), Catch::Contains("more than 2147483647 rows"));
+}

@@ -166,15 +166,18 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
 }
 
-/// Loads the whole vector at @p at, on the 16-byte grid, as one 128-bit load written out in PTX
-/// (ld.global.v4), issued where it stands in the code. A plain load of a value used only later
-/// (a weight used after the statistics) the compiler may move down to its use, past a
-/// reduction that waits for x: the two loads then wait for memory one after the other instead
-/// of together.
+/// Loads the whole vector at @p at, on the 16-byte grid, as one 128-bit load written out in PTX,
+/// issued in the code's order among the other loads made so. A plain load of a value used only
+/// later (a weight used after the statistics) the compilers may move down towards its use, past
+/// the sums of x that wait for x's load: the two loads then wait for memory one after the other
+/// instead of together. ptxas keeps relaxed loads (ld.relaxed.gpu, GPU scope: no ordering
+/// beyond that, and no L1, which a value read once does not need) in program order among
+/// themselves, so a kernel that loads x and its weight this way, the weight first, issues both
+/// before its sums start.
 template <typename T>
 __device__ __forceinline__ Vector<T> load_vector(const T* at) {
   uint4 words;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(words.x), "=r"(words.y), "=r"(words.z), "=r"(words.w)
                : "l"(at));
   return same_bits<Vector<T>>(words);
