@@ -77,6 +77,17 @@ __host__ __device__ inline std::int64_t row_offset(std::int64_t r, std::int64_t 
 }
 // [row_offset]
 
+/// Where row @p r of x starts in @p t: the forward's Tensors, or the backward's Gradients.
+/// kTwoLevel: x's rows in groups (grouped_row_offset), for the kernels compiled for head views,
+/// which their launchers launch only for x_group_rows >= 2; without it one stride. A template
+/// flag, not row_offset's run-time branch: the branch, and the grouped path beside it, cost the
+/// register-capped kernels up to 46 registers, so the one-level kernels keep one stride alone.
+template <bool kTwoLevel, typename Args>
+__host__ __device__ inline auto x_row(const Args& t, std::int64_t r) {
+  return t.x + (kTwoLevel ? grouped_row_offset(r, t.x_stride, t.x_group_rows, t.x_group_stride)
+                          : r * t.x_stride);
+}
+
 /// The launchers, for T = P = float, for T = __half or __nv_bfloat16 with P = T or float, and for
 /// T = float with P = __half or __nv_bfloat16 (read exactly as fp32: the fp32 launch's result).
 ///

@@ -198,16 +198,6 @@ struct RowInput {
   float rstd;
 };
 
-// Where row r of x starts. kTwoLevel: x's rows in groups (a head view: grouped_row_offset in
-// general.cuh; the launchers launch these instances only for x_group_rows >= 2); without it one
-// stride. A template flag, not row_offset's run-time branch, as the forward's kernels have it: the
-// branch and the grouped path beside it, once per chunk, made the one-level kernels longer.
-template <bool kTwoLevel, typename T, typename P>
-__device__ const T* x_row(const Gradients<T, P>& g, std::int64_t r) {
-  return g.x + (kTwoLevel ? grouped_row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride)
-                          : r * g.x_stride);
-}
-
 // Chunk v of row r of x and dy, into @p in.
 template <typename T, typename P, int kVectors, bool kAligned, bool kTwoLevel>
 __device__ void load_row_chunk(const Gradients<T, P>& g, std::int64_t r, int v,

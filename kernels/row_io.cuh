@@ -99,17 +99,12 @@ struct Row {
   bool residual_aligned, y_aligned, residual_out_aligned, weight_aligned, bias_aligned;
 };
 
-// kTwoLevel: x's rows in two levels (a head view, grouped_row_offset in general.cuh: its
-// launchers launch these instances only for x_group_rows >= 2); without it one stride,
-// r * x_stride. A template flag, not a run-time branch: a branch cost the register-capped
-// kernels up to 46 registers, so one-level kernels stay as they were and the launchers that take
-// rows in groups launch a kTwoLevel instance for them.
+// kTwoLevel: x's rows in two levels (a head view: x_row in general.cuh).
 template <bool kAligned, bool kTwoLevel = false, typename T, typename P, typename R>
 __device__ Row<T, P, kAligned, R> row_of(const Tensors<T, P, R>& t, std::int64_t r) {
   constexpr int kWidth = Vector<T>::kWidth;
   Row<T, P, kAligned, R> row{};
-  row.x = t.x + (kTwoLevel ? grouped_row_offset(r, t.x_stride, t.x_group_rows, t.x_group_stride)
-                           : r * t.x_stride);
+  row.x = x_row<kTwoLevel>(t, r);
   row.y = t.y + r * t.y_stride;
   if (t.residual != nullptr) {
     row.residual = t.residual + r * t.residual_stride;
