@@ -170,10 +170,10 @@ __device__ __forceinline__ void prefetch_l2(const T* address) {
 /// issued in the code's order among the other loads made so. A plain load of a value used only
 /// later (a weight used after the statistics) the compilers may move down towards its use, past
 /// the sums of x that wait for x's load: the two loads then wait for memory one after the other
-/// instead of together. ptxas keeps relaxed loads (ld.relaxed.gpu, GPU scope: no ordering
-/// beyond that, and no L1, which a value read once does not need) in program order among
-/// themselves, so a kernel that loads x and its weight this way, the weight first, issues both
-/// before its sums start.
+/// instead of together. ptxas keeps relaxed loads (ld.relaxed.gpu) in program order among
+/// themselves, so a kernel that loads its weight, then x, this way issues both before its sums
+/// start (SASS check slim_held_loads_first). Such a load is served by L2, not L1, which a value
+/// read once does not miss, and it orders no other access.
 template <typename T>
 __device__ __forceinline__ Vector<T> load_vector(const T* at) {
   uint4 words;
