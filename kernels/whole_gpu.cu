@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "normlab/check.hpp"
+#include "normlab/device.hpp"
 #include "part_moments.cuh"
 #include "spread_launch.cuh"
 
@@ -509,9 +510,7 @@ Residency residency_of(Kernel kernel, int register_vectors) {
   NORMLAB_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
   // A block's shared memory is the kernel's static part (the block reduction's slots) plus the
   // dynamic part, which may take what is left of the most a block may opt in to.
-  int most_shared = 0;
-  NORMLAB_CHECK(
-      cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int most_shared = most_shared_bytes_per_block();
   cudaFuncAttributes attributes{};
   NORMLAB_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const int most_dynamic = most_shared - static_cast<int>(attributes.sharedSizeBytes);
