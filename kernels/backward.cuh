@@ -10,8 +10,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "normlab/dtype.hpp"
 
@@ -74,26 +76,56 @@ void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_
 template <typename T, typename P>
 void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
 
+/// A configuration of chapter 10's cluster launchers below, for the tuner to rank: threads a
+/// block, and 16-byte chunks of x and of dy a thread keeps in registers. The cluster has as many
+/// blocks as the row then needs (cluster_backward_blocks), from 1 to kMostClusterBackwardBlocks.
+/// Compiled: 256 x 2 at any alignment, 256 x 4 and 512 x 4 for rows on the 16-byte grid.
+struct ClusterBackwardShape {
+  int threads = 256;
+  int vectors = 2;
+};
+inline constexpr int kMostClusterBackwardBlocks = 16;
+/// The configurations, by name (<threads>x<vectors>), one line each.
+inline constexpr struct {
+  const char* name;
+  ClusterBackwardShape shape;
+} kClusterBackwardShapes[] = {{"256x2", {256, 2}}, {"256x4", {256, 4}}, {"512x4", {512, 4}}};
+/// Blocks a cluster of @p shape needs for a row of @p chunks 16-byte chunks (at least 1); more
+/// than kMostClusterBackwardBlocks when no cluster of that shape holds it.
+constexpr std::int64_t cluster_backward_blocks(std::int64_t chunks, ClusterBackwardShape shape) {
+  const std::int64_t per_block = std::int64_t{shape.threads} * shape.vectors;
+  return std::max<std::int64_t>(1, (chunks + per_block - 1) / per_block);
+}
+
 /// Chapter 10's launchers for rows wider than chapter 08's (kernels/cluster_backward.cu): a row
 /// over a thread-block cluster (compute capability 9.0 and newer; other GPUs are refused by
 /// name), the same function as chapter 08's, its parameter gradients deterministic (partial rows,
 /// one a cluster, summed in a fixed order). Rows of up to cluster_backward_chunks() 16-byte
 /// chunks: 512 KiB on the 16-byte grid, 128 KiB off it. Same dtype pairings, options and
-/// refusals as above. (dy in another dtype than x: typed_gradients.hpp widens it.)
+/// refusals as above. (dy in another dtype than x: typed_gradients.hpp widens it.) Without
+/// @p shape the launcher picks the cluster by its own rule; with it, that configuration runs, or
+/// the call is refused by name ("cols": wider than 16 of its blocks hold; "shape": 4 vectors a
+/// thread on rows off the 16-byte grid).
 template <typename T, typename P>
-void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
+void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream,
+                              std::optional<ClusterBackwardShape> shape = std::nullopt);
 template <typename T, typename P>
-void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream);
+void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream,
+                                std::optional<ClusterBackwardShape> shape = std::nullopt);
 /// The widest row the cluster launchers take, in 16-byte chunks of the row's dtype.
 std::int64_t cluster_backward_chunks(bool aligned);
 /// The widest row, in columns, the cluster launchers take for the tensors of @p g: on the 16-byte
-/// grid or off it.
+/// grid or off it; with @p shape, the widest 16 blocks of it hold (0: rows off the grid that it
+/// cannot take).
 template <typename T, typename P>
-std::int64_t cluster_backward_cols(const Gradients<T, P>& g);
+std::int64_t cluster_backward_cols(const Gradients<T, P>& g,
+                                   std::optional<ClusterBackwardShape> shape = std::nullopt);
 /// Scratch bytes a cluster launch needs: one fp32 partial row a cluster (LayerNorm: two), for as
-/// many clusters as the current GPU holds at once.
+/// many clusters as the current GPU holds at once; by the launcher's own rule (the larger of
+/// its shapes on and off the 16-byte grid) or for @p shape.
 std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,
-                                  int element_bytes);
+                                  int element_bytes,
+                                  std::optional<ClusterBackwardShape> shape = std::nullopt);
 
 /// @p to = the rows x cols tensor @p from (fp16 or bf16 when @p dtype says so, rows @p stride
 /// apart, or in groups of @p group_rows rows @p group_stride apart: row_offset in general.cuh) as

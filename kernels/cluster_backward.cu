@@ -262,22 +262,54 @@ void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStre
   }
 }
 
+// The cluster of @p shape for a row of @p chunks (at most kMostClusterBackwardBlocks blocks).
+ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
+  return {shape.vectors, shape.threads, static_cast<int>(cluster_backward_blocks(chunks, shape))};
+}
+
+std::string shape_name(ClusterBackwardShape shape) {
+  return std::to_string(shape.threads) + "x" + std::to_string(shape.vectors);
+}
+
+bool compiled(ClusterBackwardShape shape) {
+  return std::ranges::any_of(kClusterBackwardShapes, [&](const auto& named) {
+    return named.shape.threads == shape.threads && named.shape.vectors == shape.vectors;
+  });
+}
+
 template <typename T, typename P, bool kCentre>
-void run(const char* fn, const Gradients<T, P>& g, cudaStream_t stream) {
+void run(const char* fn, const Gradients<T, P>& g, std::optional<ClusterBackwardShape> config,
+         cudaStream_t stream) {
   const int gpu = compute_capability();
   check_argument(gpu >= 90, fn, "device", [&] {
     return "has compute capability " + std::to_string(gpu / 10) + "." + std::to_string(gpu % 10) +
            ": a row over a thread-block cluster needs 9.0 or newer";
   });
   const bool aligned = on_the_grid(g);
-  check_argument(g.cols <= cluster_backward_cols(g), fn, "cols", [&] {
-    return "must be at most " + std::to_string(cluster_backward_cols(g)) +
+  if (config) {
+    check_argument(compiled(*config), fn, "shape", [&] {
+      return shape_name(*config) + " is not compiled (256x2, 256x4 and 512x4 are)";
+    });
+    check_argument(aligned || config->vectors == 2, fn, "shape", [&] {
+      return shape_name(*config) +
+             " keeps 4 chunks a thread, compiled for rows on the 16-byte grid; these tensors' "
+             "rows are off it";
+    });
+  }
+  const std::int64_t widest = cluster_backward_cols(g, config);
+  check_argument(g.cols <= widest, fn, "cols", [&] {
+    return "must be at most " + std::to_string(widest) +
            (aligned ? "" : " for rows off the 16-byte grid") + " (got " + std::to_string(g.cols) +
-           "): a cluster's registers hold the row";
+           "): " +
+           (config ? std::to_string(kMostClusterBackwardBlocks) + " blocks of " +
+                         shape_name(*config) + " hold the row"
+                   : std::string("a cluster's registers hold the row"));
   });
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
-  const ClusterRows shape = cluster_rows_for(chunks, aligned);
-  validate_gradients(fn, g, kCentre, cluster_scratch_bytes(kCentre, g.rows, g.cols, sizeof(T)));
+  const ClusterRows shape =
+      config ? cluster_rows_of(chunks, *config) : cluster_rows_for(chunks, aligned);
+  validate_gradients(fn, g, kCentre,
+                     cluster_scratch_bytes(kCentre, g.rows, g.cols, sizeof(T), config));
   if (!kCentre && g.dbias != nullptr) sum_dy_columns(g, stream);
   if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
   if (aligned) return launch_cluster<T, P, kCentre, true>(g, shape, stream);
@@ -292,37 +324,51 @@ std::int64_t cluster_backward_chunks(bool aligned) {
 }
 
 template <typename T, typename P>
-std::int64_t cluster_backward_cols(const Gradients<T, P>& g) {
-  return cluster_backward_chunks(on_the_grid(g)) * Vector<T>::kWidth;
+std::int64_t cluster_backward_cols(const Gradients<T, P>& g,
+                                   std::optional<ClusterBackwardShape> shape) {
+  const bool aligned = on_the_grid(g);
+  if (!shape) return cluster_backward_chunks(aligned) * Vector<T>::kWidth;
+  if (!aligned && shape->vectors != 2) return 0;
+  return std::int64_t{kMostClusterBackwardBlocks} * shape->threads * shape->vectors *
+         Vector<T>::kWidth;
 }
 
 std::size_t cluster_scratch_bytes(bool centre, std::int64_t rows, std::int64_t cols,
-                                  int element_bytes) {
+                                  int element_bytes, std::optional<ClusterBackwardShape> shape) {
   if (rows == 0) return 0;
   const std::int64_t chunks =
       (cols * element_bytes + device::kVectorBytes - 1) / device::kVectorBytes;
-  std::int64_t partial_rows = 0;  // the larger of the two shapes the call's alignment may take
-  for (bool aligned : {true, false}) {
-    const ClusterRows shape = cluster_rows_for(chunks, aligned);
-    if (shape.blocks != 0) partial_rows = std::max(partial_rows, most_clusters(rows, shape));
+  std::int64_t partial_rows = 0;
+  if (shape) {
+    partial_rows = most_clusters(rows, cluster_rows_of(chunks, *shape));
+  } else {
+    for (bool aligned : {true, false}) {  // the larger of the shapes either alignment may take
+      const ClusterRows rule = cluster_rows_for(chunks, aligned);
+      if (rule.blocks != 0) partial_rows = std::max(partial_rows, most_clusters(rows, rule));
+    }
   }
   return static_cast<std::size_t>(partial_rows * cols) * sizeof(float) * (centre ? 2 : 1);
 }
 
 template <typename T, typename P>
-void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream) {
-  run<T, P, false>("kernels::backward::rmsnorm_backward_cluster", g, stream);
+void rmsnorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream,
+                              std::optional<ClusterBackwardShape> shape) {
+  run<T, P, false>("kernels::backward::rmsnorm_backward_cluster", g, shape, stream);
 }
 
 template <typename T, typename P>
-void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream) {
-  run<T, P, true>("kernels::backward::layernorm_backward_cluster", g, stream);
+void layernorm_backward_cluster(const Gradients<T, P>& g, cudaStream_t stream,
+                                std::optional<ClusterBackwardShape> shape) {
+  run<T, P, true>("kernels::backward::layernorm_backward_cluster", g, shape, stream);
 }
 
-#define NORMLAB_BACKWARD_CLUSTER(T, P)                                            \
-  template void rmsnorm_backward_cluster(const Gradients<T, P>&, cudaStream_t);   \
-  template void layernorm_backward_cluster(const Gradients<T, P>&, cudaStream_t); \
-  template std::int64_t cluster_backward_cols(const Gradients<T, P>&);
+#define NORMLAB_BACKWARD_CLUSTER(T, P)                                           \
+  template void rmsnorm_backward_cluster(const Gradients<T, P>&, cudaStream_t,   \
+                                         std::optional<ClusterBackwardShape>);   \
+  template void layernorm_backward_cluster(const Gradients<T, P>&, cudaStream_t, \
+                                           std::optional<ClusterBackwardShape>); \
+  template std::int64_t cluster_backward_cols(const Gradients<T, P>&,            \
+                                              std::optional<ClusterBackwardShape>);
 NORMLAB_BACKWARD_CLUSTER(float, float)
 NORMLAB_BACKWARD_CLUSTER(__half, __half)
 NORMLAB_BACKWARD_CLUSTER(__half, float)

@@ -153,6 +153,19 @@ std::size_t with_copies(std::size_t sums, const Shape& shape) {
 
 }  // namespace
 
+Capabilities capabilities(bool centre) {
+  return {.dtypes = {DType::f32, DType::f16, DType::bf16},
+          .fp32_parameters = true,
+          .narrow_parameters = true,
+          .rmsnorm_bias = !centre,
+          .other_dy_dtype = true,
+          .optional_parameters = true,
+          .weight_plus_one = true,
+          .in_place = true,
+          .two_level_rows = true,
+          .residual_gradient = true};
+}
+
 std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape) {
   return with_copies(scratch_bytes(reduction, centre, shape.rows, shape.cols), shape);
 }
@@ -167,38 +180,41 @@ void run(const NormCall& call, Reduction reduction, cudaStream_t stream) {
       call, wide, [&](const NormCall& fp32) { run_typed(fp32, reduction, stream); }, stream);
 }
 
-std::size_t cluster_scratch_bytes(bool centre, const Shape& shape) {
+std::size_t cluster_scratch_bytes(bool centre, const Shape& shape,
+                                  std::optional<ClusterBackwardShape> cluster) {
   // With a dy of another dtype than x's, the cluster runs the row widened to fp32.
   const DType runs = dy_dtype_of(shape) == shape.dtype ? shape.dtype : DType::f32;
-  return with_copies(
-      cluster_scratch_bytes(centre, shape.rows, shape.cols, static_cast<int>(size_of(runs))),
-      shape);
+  return with_copies(cluster_scratch_bytes(centre, shape.rows, shape.cols,
+                                           static_cast<int>(size_of(runs)), cluster),
+                     shape);
 }
 
-void run_cluster(const NormCall& call, cudaStream_t stream) {
+void run_cluster(const NormCall& call, cudaStream_t stream,
+                 std::optional<ClusterBackwardShape> cluster) {
   constexpr const char* kCluster = "kernels::backward::run_cluster";
   check_backward_op(kCluster, call);
   auto launch = [&](const NormCall& typed) {
     with_dtype_pair<Pairings::narrow_parameters>(kCluster, typed, [&]<typename T, typename P>() {
       const Gradients<T, P> g = gradients_of<T, P>(typed);
-      if (typed.op == Op::rmsnorm_backward) return rmsnorm_backward_cluster(g, stream);
-      layernorm_backward_cluster(g, stream);
+      if (typed.op == Op::rmsnorm_backward) return rmsnorm_backward_cluster(g, stream, cluster);
+      layernorm_backward_cluster(g, stream, cluster);
     });
   };
   if (!other_dy_dtype(call)) return launch(call);
   const bool centre = call.op == Op::layernorm_backward;
-  const Widened wide =
-      widened(kCluster, call, cluster_scratch_bytes(centre, call.rows, call.cols, sizeof(float)));
+  const Widened wide = widened(
+      kCluster, call, cluster_scratch_bytes(centre, call.rows, call.cols, sizeof(float), cluster));
   // The fp32 row must fit a cluster before anything is widened.
   std::int64_t widest = 0;
   with_dtype_pair<Pairings::narrow_parameters>(kCluster, wide.fp32, [&]<typename T, typename P>() {
-    widest = cluster_backward_cols(gradients_of<T, P>(wide.fp32));
+    widest = cluster_backward_cols(gradients_of<T, P>(wide.fp32), cluster);
   });
   check_argument(call.cols <= widest, kCluster, "dy_dtype", [&] {
-    return std::string("other than x's (") + name_of(call.dtype) +
-           ") runs the row widened to fp32, of which a cluster holds at most " +
-           std::to_string(widest) + " columns at these tensors' alignment (got " +
-           std::to_string(call.cols) + ")";
+    const std::string runs =
+        std::string("other than x's (") + name_of(call.dtype) + ") runs the row widened to fp32, ";
+    if (widest == 0) return runs + "off the 16-byte grid, which this cluster shape does not take";
+    return runs + "of which a cluster holds at most " + std::to_string(widest) +
+           " columns at these tensors' alignment (got " + std::to_string(call.cols) + ")";
   });
   run_widened(call, wide, launch, stream);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "backward.cuh"
 #include "normlab/kernel.hpp"
@@ -37,6 +38,13 @@ Gradients<T, P> gradients_of(const NormCall& call) {
           .cols = call.cols};
 }
 
+/// What every backward launcher takes, as the registry entries declare it (each adds its width
+/// limits): fp32, fp16 and bf16 activations with parameters in their dtype or fp32, or 16-bit
+/// parameters with fp32 activations; a dy in any dtype (widened, never rounded); optional
+/// parameters, RMSNorm's bias too (dbias the column sums of dy); (1 + w); dx over dy; x's rows in
+/// groups (a head view); dresidual added into dx. @p centre: LayerNorm.
+Capabilities capabilities(bool centre);
+
 /// Scratch bytes a call of @p shape needs: the reduction's (scratch_bytes of backward.cuh), and
 /// when dy is in another dtype than x, after them on a 256-byte boundary, the fp32 copies run()
 /// makes (dy's when it is 16-bit; x's, dresidual's and dx's when x is).
@@ -53,11 +61,13 @@ std::size_t scratch_bytes(Reduction reduction, bool centre, const Shape& shape);
 void run(const NormCall& call, Reduction reduction, cudaStream_t stream);
 
 /// Chapter 10's row over a cluster (rmsnorm_backward_cluster, layernorm_backward_cluster): its
-/// scratch for @p shape (@p centre: LayerNorm), and the run of @p call. A dy in another dtype is
-/// read exactly as run() reads it, with the copies after the cluster's own scratch; the row, so
-/// widened to fp32, must fit a cluster (cluster_backward_cols), else dy_dtype is refused by name
-/// before anything is launched.
-std::size_t cluster_scratch_bytes(bool centre, const Shape& shape);
-void run_cluster(const NormCall& call, cudaStream_t stream);
+/// scratch for @p shape (@p centre: LayerNorm), and the run of @p call; by the launcher's own
+/// rule, or in the configuration @p cluster. A dy in another dtype is read exactly as run() reads
+/// it, with the copies after the cluster's own scratch; the row, so widened to fp32, must fit a
+/// cluster (cluster_backward_cols), else dy_dtype is refused by name before anything is launched.
+std::size_t cluster_scratch_bytes(bool centre, const Shape& shape,
+                                  std::optional<ClusterBackwardShape> cluster = std::nullopt);
+void run_cluster(const NormCall& call, cudaStream_t stream,
+                 std::optional<ClusterBackwardShape> cluster = std::nullopt);
 
 }  // namespace normlab::kernels::backward

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The candidates of the tuned chooser (candidates.hpp): chapter 07's launcher, chapter 09's
-// configurations and chapter 10's paths, each forward op.
+// configurations and chapter 10's paths for each forward op; chapter 08's deterministic kernel
+// and chapter 10's cluster configurations for each backward op.
 #include "candidates.hpp"
 
 #include <algorithm>
@@ -50,7 +51,14 @@ const Built& built() {
     Built made;
     made.config_entries = configured::config_entries();
     for (const KernelEntry& kernel : kernel_registry()) {
-      if (!is_forward_norm(kernel.op)) continue;
+      if (kernel.chapter == 8) {
+        // Chapter 08's deterministic kernel: the atomic one's gradients change bits from run to
+        // run, which no plan may do.
+        if (kernel.default_for_op) {
+          made.all.push_back({.family = "persistent", .config = "default", .kernel = &kernel});
+        }
+        continue;
+      }
       if (kernel.chapter == 7) {
         made.all.push_back({.family = "general", .config = "default", .kernel = &kernel});
         continue;
@@ -106,6 +114,11 @@ std::string refusal_of(const Candidate& candidate, const Facts& facts) {
     return std::string("a kernel of ") + name_of(candidate.kernel->op);
   }
   std::string refusal = candidate.kernel->refusal(facts.needs);
+  // Capabilities judge the activations' alignment; a kernel compiled for the 16-byte grid reads
+  // the parameters in whole chunks too, and its launcher refuses them off it.
+  if (refusal.empty() && candidate.kernel->can.alignment_bytes >= kernels::kChunkBytes &&
+      !facts.parameters_aligned)
+    refusal = "needs the weight and bias aligned to 16 bytes";
   if (refusal.empty() && candidate.config_index >= 0) {
     const configured::Choice choice = configured::configure(candidate.config_index, facts.problem);
     if (!choice.why.empty()) refusal = choice.why;

@@ -89,9 +89,11 @@ Facts facts_of(const NormCall& call, int compute_capability) {
   }
   const bool rows_aligned = needs.base_alignment >= kernels::kChunkBytes &&
                             needs.pitch_alignment >= kernels::kChunkBytes && parameters_aligned;
-  return with_configured_choice(
+  Facts facts = with_configured_choice(
       needs, problem_of(needs.shape, needs.op, rows_aligned, call.x, call.x_stride,
                         call.x_group_rows, call.x_group_stride));
+  facts.parameters_aligned = parameters_aligned;
+  return facts;
 }
 
 Facts facts_of(const Case& c, int compute_capability) {
@@ -322,8 +324,7 @@ std::string launch_of(const Candidate& candidate, const Facts& f) {
   return configured_launch(configured::configure(candidate.config_index, f.problem));
 }
 
-// The tuned table's pick for a forward call, when a near grid point has a candidate that takes
-// it.
+// The tuned table's pick for a call, when a near grid point has a candidate that takes it.
 std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
   const Shape& s = facts.needs.shape;
   const std::optional<TunedPick> pick =
@@ -357,11 +358,18 @@ std::optional<Plan> tuned_plan(const Facts& facts, const TunedTable& table) {
 }  // namespace
 
 Plan decide(const Facts& facts, std::span<const KernelEntry> kernels, const TunedTable* table) {
-  if (table != nullptr && !backward(facts)) {
+  if (table != nullptr) {
     if (std::optional<Plan> tuned = tuned_plan(facts, *table)) return *std::move(tuned);
     Plan ruled = decide(facts, kernels, nullptr);
-    ruled.why = "no grid point of tuned table " + table->name +
-                " near this call has a kernel that takes it; the rules: " + ruled.why;
+    const Shape& s = facts.needs.shape;
+    const bool tuned_op = std::ranges::any_of(table->entries, [&](const TunedEntry& e) {
+      return e.op == facts.needs.op && e.dtype == s.dtype;
+    });
+    ruled.why = (tuned_op ? "no grid point of tuned table " + table->name +
+                                " near this call has a kernel that takes it"
+                          : "tuned table " + table->name + " has no grid point of " +
+                                name_of(facts.needs.op) + " " + name_of(s.dtype)) +
+                "; the rules: " + ruled.why;
     return ruled;
   }
   const Rule& rule = *std::find_if(std::begin(kRules), std::end(kRules),

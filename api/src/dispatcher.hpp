@@ -21,6 +21,9 @@ struct Facts {
   kernels::configured::Choice
       configured_choice;                 ///< forward ops: the configured launcher's own choice
   kernels::configured::Problem problem;  ///< forward ops: what that choice was made from
+  /// Every parameter given (weight, bias) starts on a 16-byte boundary: what a kernel compiled
+  /// for the 16-byte grid also needs, beyond the activations' alignment its capabilities judge.
+  bool parameters_aligned = true;
 };
 
 /// Throws std::invalid_argument naming the argument unless @p call is well formed: a norm op,

@@ -53,7 +53,7 @@ TunedEntry entry_of(std::string_view text, const std::string& name, int line) {
   } catch (const std::invalid_argument& error) {
     refuse_line(name, line, error.what());
   }
-  if (!is_forward_norm(entry.op)) refuse_line(name, line, "not a forward norm op");
+  if (entry.op == Op::copy) refuse_line(name, line, "not a norm op");
   entry.rows = whole_number(fields[2], "rows", name, line);
   entry.cols = whole_number(fields[3], "cols", name, line);
   for (const std::string_view timed : split(fields[4], ' ')) {

@@ -14,16 +14,13 @@ namespace normlab::ch08 {
 using kernels::backward::Reduction;
 
 std::vector<KernelEntry> entries() {
-  // Both ops, both reductions: fp32, fp16 and bf16 activations with parameters (and their
-  // gradients) in the activation dtype or fp32, or fp16 and bf16 with fp32 activations; dy in any
-  // dtype (widened, never rounded: typed_gradients.hpp); weight and bias optional, RMSNorm's bias
-  // too (dbias the column sums of dy); (1 + w); any strides
-  // and element alignment (misaligned rows move element by element); rows up to 12288 columns
-  // for RMSNorm, 8192 for LayerNorm (x, dy and the column sums live in registers; wider rows
-  // are refused by name); any number
-  // of rows (blocks loop over rows), rows = 0 (zero gradients written); dresidual added into dx.
-  // In place (dx over dy): every thread loads its chunks of dy before the block's reduction and
-  // stores the same chunks of dx after it, and no pointer is __restrict__.
+  // Both ops, both reductions, with what every backward launcher takes
+  // (kernels::backward::capabilities in typed_gradients.hpp): any strides and element alignment
+  // (misaligned rows move element by element); rows up to 12288 columns for RMSNorm, 8192 for
+  // LayerNorm (x, dy and the column sums live in registers; wider rows are refused by name); any
+  // number of rows (blocks loop over rows), rows = 0 (zero gradients written). In place (dx over
+  // dy): every thread loads its chunks of dy before the block's reduction and stores the same
+  // chunks of dx after it, and no pointer is __restrict__.
   std::vector<KernelEntry> entries;
   const struct {
     Op op;
@@ -43,22 +40,14 @@ std::vector<KernelEntry> entries() {
   for (const auto& k : kernels) {
     const Reduction reduction = k.reduction;
     const bool centre = k.op == Op::layernorm_backward;
+    Capabilities can = kernels::backward::capabilities(centre);
+    can.max_cols =
+        centre ? kernels::backward::kMaxLayernormCols : kernels::backward::kMaxRmsnormCols;
     entries.push_back({.name = k.name,
                        .chapter = 8,
                        .summary = k.summary,
                        .op = k.op,
-                       .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
-                               .fp32_parameters = true,
-                               .narrow_parameters = true,
-                               .rmsnorm_bias = !centre,
-                               .other_dy_dtype = true,
-                               .optional_parameters = true,
-                               .weight_plus_one = true,
-                               .in_place = true,
-                               .two_level_rows = true,
-                               .max_cols = centre ? kernels::backward::kMaxLayernormCols
-                                                  : kernels::backward::kMaxRmsnormCols,
-                               .residual_gradient = true},
+                       .can = can,
                        .launch =
                            [reduction](const NormCall& call, cudaStream_t stream) {
                              kernels::backward::run(call, reduction, stream);

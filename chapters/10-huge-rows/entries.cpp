@@ -111,8 +111,17 @@ std::vector<KernelEntry> entries() {
   // too: x read through row_offset; dy in any dtype, widened as chapter 08 widens it, the copies
   // in the scratch), sm_90, and rows of at most 512 KiB (cluster_backward_chunks; 128 KiB off the
   // 16-byte grid: Capabilities::max_off_grid_row_bytes), counted in fp32 with a dy of another
-  // dtype (Capabilities::max_row_bytes). It takes narrower rows too; the dispatcher sends it only
-  // the rows chapter 08 refuses.
+  // dtype (Capabilities::max_row_bytes). It takes narrower rows too; the rules send it only the
+  // rows chapter 08 refuses. Then one entry a configuration (ch10_<op>_cluster@<threads>x<vectors>)
+  // for the tuner to rank: rows as wide as 16 of its blocks hold, on the 16-byte grid only for 4
+  // vectors a thread.
+  auto backward_can = [](bool centre, std::int64_t row_bytes, std::int64_t off_grid_row_bytes) {
+    Capabilities can = kernels::backward::capabilities(centre);
+    can.max_row_bytes = row_bytes;
+    can.max_off_grid_row_bytes = off_grid_row_bytes;
+    can.min_compute_capability = 90;
+    return can;
+  };
   for (Op op : {Op::rmsnorm_backward, Op::layernorm_backward}) {
     const bool centre = op == Op::layernorm_backward;
     entries.push_back(
@@ -120,27 +129,40 @@ std::vector<KernelEntry> entries() {
          .chapter = 10,
          .summary = "a row over a thread-block cluster; partial rows summed in order",
          .op = op,
-         .can = {.dtypes = {DType::f32, DType::f16, DType::bf16},
-                 .fp32_parameters = true,
-                 .narrow_parameters = true,
-                 .rmsnorm_bias = !centre,
-                 .other_dy_dtype = true,
-                 .optional_parameters = true,
-                 .weight_plus_one = true,
-                 .in_place = true,
-                 .two_level_rows = true,
-                 .max_row_bytes =
-                     kernels::backward::cluster_backward_chunks(true) * kernels::kChunkBytes,
-                 .max_off_grid_row_bytes =
-                     kernels::backward::cluster_backward_chunks(false) * kernels::kChunkBytes,
-                 .residual_gradient = true,
-                 .min_compute_capability = 90},
+         .can = backward_can(
+             centre, kernels::backward::cluster_backward_chunks(true) * kernels::kChunkBytes,
+             kernels::backward::cluster_backward_chunks(false) * kernels::kChunkBytes),
          .launch = [](const NormCall& call,
                       cudaStream_t stream) { kernels::backward::run_cluster(call, stream); },
          .scratch_bytes =
              [centre](const Shape& s) {
                return kernels::backward::cluster_scratch_bytes(centre, s);
              }});
+    for (const auto& config : kernels::backward::kClusterBackwardShapes) {
+      const kernels::backward::ClusterBackwardShape shape = config.shape;
+      const std::int64_t row_bytes = std::int64_t{kernels::backward::kMostClusterBackwardBlocks} *
+                                     shape.threads * shape.vectors * kernels::kChunkBytes;
+      Capabilities can = backward_can(centre, row_bytes, 0);
+      if (shape.vectors != 2) {  // compiled for rows on the 16-byte grid only
+        can.alignment_bytes = 16;
+        can.whole_chunks_only = true;
+      }
+      entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster@" + config.name,
+                         .chapter = 10,
+                         .summary = "a row over a cluster, " + std::to_string(shape.threads) +
+                                    " threads a block, " + std::to_string(shape.vectors) +
+                                    " chunks a thread; partial rows summed in order",
+                         .op = op,
+                         .can = can,
+                         .launch =
+                             [shape](const NormCall& call, cudaStream_t stream) {
+                               kernels::backward::run_cluster(call, stream, shape);
+                             },
+                         .scratch_bytes =
+                             [centre, shape](const Shape& s) {
+                               return kernels::backward::cluster_scratch_bytes(centre, s, shape);
+                             }});
+    }
   }
   return entries;
 }

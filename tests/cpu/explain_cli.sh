@@ -150,7 +150,7 @@ expect "$normlab" 2 "names no registered kernel" check --kernel ch09_rmsnorm@nop
 expect "$normlab" 0 "usage: normlab tune" tune --help
 expect env 0 "lanes/narrow8x4        ch09_layernorm@narrow8x4" CUDA_VISIBLE_DEVICES= "$normlab" \
   tune --list --ops layernorm
-expect "$normlab" 0 "grid: 682 points" tune --list
+expect "$normlab" 0 "grid: 1026 points" tune --list
 # Where 128 MiB of rows is exactly a listed count (add + RMSNorm bf16 at 65536: 256 rows), the
 # grid has the point once.
 expect "$normlab" 0 "grid: 1 points" tune --list --ops add_rmsnorm --dtypes bf16 --widths 65536 \
@@ -158,8 +158,14 @@ expect "$normlab" 0 "grid: 1 points" tune --list --ops add_rmsnorm --dtypes bf16
 expect "$normlab" 0 "grid: 4 points" tune --list --ops rmsnorm --dtypes bf16 --widths 4096 \
   --rows 1,32,256,big
 expect_absent "$normlab" 0 "lanes/" tune --list --kernel block/
+# The backward ops' candidates: chapter 08's deterministic kernel (never the atomic one) and the
+# cluster backward's configurations.
+expect "$normlab" 0 "cluster/512x4          ch10_layernorm_backward_cluster@512x4" tune --list \
+  --ops layernorm_backward
+expect "$normlab" 0 "persistent/default     ch08_rmsnorm_backward " tune --list --ops rmsnorm_backward
+expect_absent "$normlab" 0 "_atomic" tune --list --ops rmsnorm_backward,layernorm_backward
 expect "$normlab" 0 "tune     time every candidate kernel" --help
-expect_brief "$normlab" 2 "'--ops' takes forward norms" tune --ops rmsnorm_backward
+expect_brief "$normlab" 2 "'--ops' takes norms and their backward" tune --ops copy
 expect_brief "$normlab" 2 "'--widths' must be >= 1" tune --widths 256,0
 expect_brief "$normlab" 2 "'--rows' has an empty item" tune --rows 1,,2
 expect_brief "$normlab" 2 "'--dtypes'" tune --dtypes bf17

@@ -477,7 +477,7 @@ std::vector<std::string> takers(const NormCall& call) {
   return names;
 }
 
-// The candidates of the tuned chooser (chapters 07, 09 and 10) that take @p call, by key.
+// The candidates of the tuned chooser (chapters 07 to 10) that take @p call, by key.
 std::vector<std::string> tuned_takers(const NormCall& call) {
   const dispatch::Facts facts = dispatch::facts_of(call, kHopper);
   std::vector<std::string> keys;
@@ -513,8 +513,12 @@ TEST_CASE("fp32 x with 16-bit parameters: chapter 07's launcher and the backward
       call.weight_dtype = parameters;
       const std::string backward = std::string("ch08_") + normlab::name_of(op);
       CHECK(kernel_for(call) == backward);
-      CHECK(takers(call) ==
-            Names{backward + "_atomic", backward, std::string("ch10_") + normlab::name_of(op)});
+      const std::string cluster = std::string("ch10_") + normlab::name_of(op);
+      CHECK(takers(call) == Names{backward + "_atomic", backward, cluster,
+                                  cluster + "_cluster@256x2", cluster + "_cluster@256x4",
+                                  cluster + "_cluster@512x4"});
+      CHECK(tuned_takers(call) ==
+            Names{"persistent/default", "cluster/256x2", "cluster/256x4", "cluster/512x4"});
     }
   }
   // 16-bit x with the other 16-bit dtype's parameters stays refused, by the argument's name.
@@ -543,8 +547,10 @@ TEST_CASE("RMSNorm with a bias: planned only to the kernels that declare it", "[
   grad.dbias = address(Tensor::dbias);
   CHECK(dispatch::facts_of(grad, kHopper).needs.shape.bias);
   CHECK(kernel_for(grad) == "ch08_rmsnorm_backward");
-  CHECK(takers(grad) ==
-        Names{"ch08_rmsnorm_backward_atomic", "ch08_rmsnorm_backward", "ch10_rmsnorm_backward"});
+  CHECK(takers(grad) == Names{"ch08_rmsnorm_backward_atomic", "ch08_rmsnorm_backward",
+                              "ch10_rmsnorm_backward", "ch10_rmsnorm_backward_cluster@256x2",
+                              "ch10_rmsnorm_backward_cluster@256x4",
+                              "ch10_rmsnorm_backward_cluster@512x4"});
   // A kernel without it refuses by name, and plan() lists the refusal when none takes it.
   std::vector<KernelEntry> without = normlab::kernel_registry();
   for (KernelEntry& kernel : without)

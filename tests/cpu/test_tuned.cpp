@@ -72,7 +72,7 @@ TEST_CASE("a malformed tuned table is refused by its line", "[tuned]") {
   };
   refused("rmsnorm\tbf16\t8\t64\n", "5 tab-separated fields");
   refused("norm\tbf16\t8\t64\tk=1\n", "norm");
-  refused("rmsnorm_backward\tbf16\t8\t64\tk=1\n", "not a forward norm op");
+  refused("copy\tbf16\t8\t64\tk=1\n", "not a norm op");
   refused("rmsnorm\tbf17\t8\t64\tk=1\n", "bf17");
   refused("rmsnorm\tbf16\t0\t64\tk=1\n", "rows");
   refused("rmsnorm\tbf16\t8\tx\tk=1\n", "cols");
@@ -139,12 +139,15 @@ TEST_CASE("the dispatcher takes the tuned pick, and the rules without one", "[tu
   const normlab::Plan far = planned(c, &t);
   CHECK(far.kernel->name == planned(c, nullptr).kernel->name);
   CHECK_THAT(far.why, Catch::StartsWith("no grid point of tuned table"));
-  // Backward ops never read the table.
+  // An op the table has no grid point of: the rules, saying so.
   // (decide(), not plan(): a backward plan's scratch is sized by the GPU's SM count.)
   c = normlab::default_case(Op::rmsnorm_backward, 6000, 4096, DType::bf16);
   const dispatch::Facts facts = dispatch::facts_of(c, kHopper);
-  CHECK(dispatch::decide(facts, normlab::kernel_registry(), &t).kernel ==
-        dispatch::decide(facts, normlab::kernel_registry()).kernel);
+  const normlab::Plan untuned = dispatch::decide(facts, normlab::kernel_registry(), &t);
+  CHECK(untuned.kernel == dispatch::decide(facts, normlab::kernel_registry()).kernel);
+  CHECK_THAT(untuned.why,
+             Catch::StartsWith("tuned table test-gpu.3000GBps.tsv has no grid point of "
+                               "rmsnorm_backward bf16; the rules: backward"));
 }
 
 TEST_CASE("a table naming kernels this build lacks or that refuse is never planned", "[tuned]") {
@@ -160,12 +163,14 @@ TEST_CASE("a table naming kernels this build lacks or that refuse is never plann
   CHECK(plan.kernel->op == Op::layernorm);
 }
 
-TEST_CASE("every candidate is a forward kernel that the tables can name", "[tuned]") {
+TEST_CASE("every candidate is a kernel that the tables can name", "[tuned]") {
   std::set<std::string> names;
   int chapter09 = 0;
   for (const dispatch::Candidate& candidate : dispatch::candidates()) {
     INFO(candidate.kernel->name);
-    CHECK(normlab::is_forward_norm(candidate.kernel->op));
+    CHECK(candidate.kernel->op != Op::copy);
+    // No kernel whose gradients change bits from run to run.
+    CHECK(candidate.kernel->name.find("_atomic") == std::string::npos);
     CHECK(names.insert(candidate.kernel->name).second);
     CHECK(dispatch::candidate_named(candidate.kernel->name) == &candidate);
     CHECK(dispatch::candidate_keyed(candidate.kernel->op, candidate.key) == &candidate);
@@ -276,4 +281,76 @@ TEST_CASE("the slim family: a row a block or group and at most 2^31 - 1 rows", "
   CHECK(slim->kernel->refusal(c).empty());
   c.shape.rows = 2147483648;
   CHECK_THAT(slim->kernel->refusal(c), Catch::Contains("more than 2147483647 rows"));
+}
+
+TEST_CASE("backward: chapter 08's kernel and chapter 10's cluster configurations, tuned",
+          "[tuned]") {
+  CHECK(dispatch::candidate_keyed(Op::layernorm_backward, "persistent/default")->kernel->name ==
+        "ch08_layernorm_backward");
+  CHECK(dispatch::candidate_keyed(Op::rmsnorm_backward, "cluster/512x4")->kernel->name ==
+        "ch10_rmsnorm_backward_cluster@512x4");
+  CHECK(dispatch::candidate_named("ch08_rmsnorm_backward_atomic") == nullptr);
+  CHECK(dispatch::candidate_named("ch10_rmsnorm_backward") == nullptr);  // the rules' own
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "layernorm_backward\tbf16\t4096\t16384\tcluster/512x4=0.10 cluster/256x4=0.12 "
+      "cluster/256x2=0.14\n"
+      "layernorm_backward\tbf16\t4096\t4096\tcluster/256x4=0.03 persistent/default=0.04\n",
+      "backward.tsv");
+  const auto decided = [&](const Case& c, bool parameters_aligned = true) {
+    dispatch::Facts facts = dispatch::facts_of(c, kHopper);
+    facts.parameters_aligned = parameters_aligned;
+    return dispatch::decide(facts, normlab::kernel_registry(), &t);
+  };
+  Case c = normlab::default_case(Op::layernorm_backward, 3000, 16000, DType::bf16);
+  const normlab::Plan tuned = decided(c);
+  CHECK(tuned.kernel->name == "ch10_layernorm_backward_cluster@512x4");
+  CHECK_THAT(tuned.why, Catch::Contains("tuned table backward.tsv") &&
+                            Catch::Contains("4096 x 16384") &&
+                            Catch::Contains("runner-up cluster/256x4"));
+  // Where the table ranks a cluster first, it runs rows chapter 08 would have taken.
+  c = normlab::default_case(Op::layernorm_backward, 4096, 4096, DType::bf16);
+  CHECK(decided(c).kernel->name == "ch10_layernorm_backward_cluster@256x4");
+  CHECK(decided(c, false).kernel->name == "ch08_layernorm_backward");
+  // 4 vectors a thread are compiled for the 16-byte grid: a row off it (16001 columns), or a
+  // weight off it, goes to 2.
+  c = normlab::default_case(Op::layernorm_backward, 3000, 16001, DType::bf16);
+  CHECK(decided(c).kernel->name == "ch10_layernorm_backward_cluster@256x2");
+  CHECK_THAT(dispatch::candidate_keyed(Op::layernorm_backward, "cluster/512x4")->kernel->refusal(c),
+             Catch::Contains("whole number of 16-byte chunks"));
+  c = normlab::default_case(Op::layernorm_backward, 3000, 16000, DType::bf16);
+  const normlab::Plan off_grid_weight = decided(c, false);
+  CHECK(off_grid_weight.kernel->name == "ch10_layernorm_backward_cluster@256x2");
+  CHECK_THAT(off_grid_weight.why, Catch::Contains("2 faster ones refuse it"));
+  // Each configuration holds 16 of its blocks: 256x2 8192 chunks (65536 bf16 columns).
+  c = normlab::default_case(Op::layernorm_backward, 8, 65536, DType::bf16);
+  const normlab::KernelEntry& narrow =
+      *dispatch::candidate_keyed(Op::layernorm_backward, "cluster/256x2")->kernel;
+  CHECK(narrow.refusal(c).empty());
+  c.shape.cols = 65544;
+  CHECK(narrow.refusal(c) == "rows wider than 131072 bytes");
+  c.shape.cols = 131072;
+  CHECK(dispatch::candidate_keyed(Op::layernorm_backward, "cluster/256x4")
+            ->kernel->refusal(c)
+            .empty());
+  CHECK(dispatch::candidate_keyed(Op::layernorm_backward, "cluster/512x4")
+            ->kernel->refusal(normlab::default_case(Op::layernorm_backward, 8, 262144, DType::bf16))
+            .empty());
+}
+
+TEST_CASE("a kernel compiled for the 16-byte grid is not planned on parameters off it", "[tuned]") {
+  // The cluster row family reads the weight in whole chunks: a weight off the grid, with the
+  // activations on it, goes to the next of the point's ranking.
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "rmsnorm\tbf16\t1\t32768\tcluster_row/256x1=0.006 general/default=0.03\n",
+      "rows.tsv");
+  dispatch::Facts facts =
+      dispatch::facts_of(normlab::default_case(Op::rmsnorm, 1, 32768, DType::bf16), kHopper);
+  CHECK(dispatch::decide(facts, normlab::kernel_registry(), &t).kernel->name ==
+        "ch10_rmsnorm_cluster_row@256x1");
+  facts.parameters_aligned = false;
+  const dispatch::Candidate& rows = *dispatch::candidate_keyed(Op::rmsnorm, "cluster_row/256x1");
+  CHECK(dispatch::refusal_of(rows, facts) == "needs the weight and bias aligned to 16 bytes");
+  CHECK(dispatch::decide(facts, normlab::kernel_registry(), &t).kernel->name == "ch07_rmsnorm");
 }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "backward.cuh"
 #include "grading.hpp"
 #include "norm_cases.hpp"
 #include "normlab/buffer.hpp"
@@ -145,6 +146,28 @@ TEST_CASE("chapter 08 refuses rows too wide for its registers, by name", "[ch08]
   }
 }
 
+// @p plain and its variants: (1 + w), no parameters, dresidual, in place, strided, a bias (dbias),
+// and with @p misaligned rows off the 16-byte grid (dresidual and in place too).
+std::vector<Case> with_options(const Case& plain, bool misaligned) {
+  std::vector<Case> cases(7, plain);
+  cases[1].weight_plus_one = true;
+  cases[2].shape.weight = false;
+  cases[2].shape.bias = false;
+  cases[3].residual_gradient = true;
+  cases[4].in_place = true;
+  cases[5].pad = 16;
+  cases[6].shape.bias = true;
+  if (misaligned) {
+    Case off_grid = plain;
+    off_grid.pad = 3;
+    off_grid.misalign = 1;
+    off_grid.residual_gradient = true;
+    off_grid.in_place = true;
+    cases.push_back(off_grid);
+  }
+  return cases;
+}
+
 // Rows wider than chapter 08's registers hold go to chapter 10's cluster backward
 // (kernels/cluster_backward.cu; sm_90): the same function, checked the same way, from just past
 // chapter 08's widest rows to the widest a cluster holds, every dtype pairing, and rows off the
@@ -159,7 +182,7 @@ TEST_CASE("chapter 10's cluster backward passes every dtype pairing on wide rows
     std::vector<Case> cases;
     std::uint64_t seed = 500;
     for (const DTypes& d : kDTypes) {
-      const bool half = d.dtype != DType::f32;
+      const bool sixteen = d.dtype != DType::f32;
       // 12296 and 8200 aligned just past chapter 08; 12289 and 8193 off the grid; then the
       // cluster's shapes: 2 vectors a thread, 4, blocks of 512, 16 blocks (the widest, 512 KiB).
       std::vector<std::int64_t> widths = op == Op::rmsnorm_backward
@@ -167,7 +190,7 @@ TEST_CASE("chapter 10's cluster backward passes every dtype pairing on wide rows
                                              : std::vector<std::int64_t>{8200, 8193, 32768};
       for (std::int64_t cols : {65536, 131072})
         widths.push_back(cols);
-      if (half) widths.push_back(262144);
+      if (sixteen) widths.push_back(262144);
       for (std::int64_t cols : widths) {
         for (std::int64_t rows : {1, 5, 133}) {
           if (rows == 133 && cols > 32768) continue;  // the float64 reference's time
@@ -175,7 +198,7 @@ TEST_CASE("chapter 10's cluster backward passes every dtype pairing on wide rows
         }
       }
       // Off the grid up to its limit (8192 chunks): 16-bit 65529, fp32 32761.
-      cases.push_back(make_case(op, d, 3, half ? 65529 : 32761, seed++));
+      cases.push_back(make_case(op, d, 3, sixteen ? 65529 : 32761, seed++));
     }
     require_all_pass(kernel, cases);
   }
@@ -189,27 +212,7 @@ TEST_CASE("chapter 10's cluster backward passes every option", "[ch10]") {
     for (const DTypes& d : {DTypes{DType::bf16, DType::bf16}, DTypes{DType::f32, DType::bf16},
                             DTypes{DType::f16, DType::f32}}) {
       for (std::int64_t cols : {20000, 30000}) {  // fp32 30000: 7500 chunks, held off the grid too
-        const Case plain = make_case(op, d, 37, cols, seed++);
-        Case gemma = plain;
-        gemma.weight_plus_one = true;
-        Case no_parameters = plain;
-        no_parameters.shape.weight = false;
-        no_parameters.shape.bias = false;
-        Case fused = plain;
-        fused.residual_gradient = true;
-        Case in_place = plain;
-        in_place.in_place = true;
-        Case strided = plain;
-        strided.pad = 16;
-        Case misaligned = plain;
-        misaligned.pad = 3;
-        misaligned.misalign = 1;
-        misaligned.residual_gradient = true;
-        misaligned.in_place = true;
-        Case biased = plain;
-        biased.shape.bias = true;
-        for (const Case& c :
-             {plain, gemma, no_parameters, fused, in_place, strided, misaligned, biased})
+        for (const Case& c : with_options(make_case(op, d, 37, cols, seed++), true))
           cases.push_back(c);
       }
       cases.push_back(make_case(op, d, 0, 20000, seed++));  // zero gradients, written
@@ -284,6 +287,63 @@ TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", 
     CHECK(kernel.refusal(off_grid_widened) ==
           "dy_dtype fp32 with bf16 x runs the row widened to fp32: rows off the 16-byte grid "
           "wider than 32768 columns (131072 bytes)");
+  }
+}
+
+// The tuner's configurations of the cluster backward (kernels::backward::kClusterBackwardShapes):
+// each forced, on rows that give its cluster 1, 2, 3 (one chunk into the third) and 16 blocks,
+// a row of a few chunks in one block, and for 256x2 rows off the 16-byte grid.
+const KernelEntry& cluster_config(Op op, const char* config) {
+  return registered((std::string("ch10_") + name_of(op) + "_cluster@" + config).c_str());
+}
+
+TEST_CASE("chapter 10's cluster backward configurations: clusters of 1 to 16 blocks", "[ch10]") {
+  for (Op op : kOps) {
+    for (const auto& config : kernels::backward::kClusterBackwardShapes) {
+      const std::int64_t chunks_a_block = std::int64_t{config.shape.threads} * config.shape.vectors;
+      std::vector<Case> cases;
+      std::uint64_t seed = 1100;
+      for (const DTypes& d : {DTypes{DType::bf16, DType::bf16}, DTypes{DType::f32, DType::f32},
+                              DTypes{DType::f16, DType::f32}, DTypes{DType::f32, DType::bf16}}) {
+        const std::int64_t width = 16 / static_cast<std::int64_t>(size_of(d.dtype));
+        std::vector<std::int64_t> widths{24, chunks_a_block * width, 2 * chunks_a_block * width,
+                                         (2 * chunks_a_block + 1) * width,
+                                         16 * chunks_a_block * width};
+        if (config.shape.vectors == 2) widths.push_back((2 * chunks_a_block + 1) * width - 3);
+        for (std::int64_t cols : widths) {
+          for (std::int64_t rows : {1, 7, 133}) {
+            if (rows == 133 && cols > 32768) continue;  // the float64 reference's time
+            cases.push_back(make_case(op, d, rows, cols, seed++));
+          }
+        }
+      }
+      INFO(config.name);
+      require_all_pass(cluster_config(op, config.name), cases);
+    }
+  }
+}
+
+TEST_CASE("chapter 10's cluster backward configurations pass every option", "[ch10]") {
+  for (Op op : kOps) {
+    for (const auto& config : kernels::backward::kClusterBackwardShapes) {
+      const KernelEntry& kernel = cluster_config(op, config.name);
+      std::uint64_t seed = 1300;
+      // Three blocks of bf16 rows, one chunk into the third.
+      const std::int64_t cols = (2 * config.shape.threads * config.shape.vectors + 1) * 8;
+      const Case plain = make_case(op, {DType::bf16, DType::bf16}, 37, cols, seed++);
+      // Rows off the 16-byte grid only where the configuration has element-by-element edges.
+      std::vector<Case> cases = with_options(plain, config.shape.vectors == 2);
+      Case other_dy = make_case(op, {DType::bf16, DType::f32}, 5, cols / 2, seed++);
+      other_dy.shape.dy_dtype = DType::f32;  // the row widened to fp32: as wide again
+      Case head_view = plain;                // x's rows in groups of 3, 64 elements apart
+      head_view.group_rows = 3;
+      head_view.group_gap = 64;
+      cases.push_back(other_dy);
+      cases.push_back(head_view);
+      cases.push_back(make_case(op, {DType::bf16, DType::bf16}, 0, cols, seed++));
+      INFO(config.name);
+      require_all_pass(kernel, cases);
+    }
   }
 }
 
@@ -437,26 +497,26 @@ std::vector<double> values_of(DType dtype, const std::vector<unsigned char>& byt
 TEST_CASE("16-bit parameters and a dy of another dtype give the fp32 launch's bits", "[ch08]") {
   for (Op op : kOps) {
     const KernelEntry& kernel = *kernels_for(op)[1];
-    for (DType half : {DType::f16, DType::bf16}) {
+    for (DType sixteen : {DType::f16, DType::bf16}) {
       for (auto [rows, cols] :
            {std::pair<std::int64_t, std::int64_t>{7, 33}, {301, 576}, {301, 1025}, {64, 4096}}) {
-        INFO(name_of(op) << " " << name_of(half) << " " << rows << "x" << cols);
+        INFO(name_of(op) << " " << name_of(sixteen) << " " << rows << "x" << cols);
         const Bytes narrow =
-            Problem(op, {DType::f32, half}, rows, cols, std::nullopt, half).run(kernel);
+            Problem(op, {DType::f32, sixteen}, rows, cols, std::nullopt, sixteen).run(kernel);
         const Bytes wide =
-            Problem(op, {DType::f32, DType::f32}, rows, cols, std::nullopt, half).run(kernel);
+            Problem(op, {DType::f32, DType::f32}, rows, cols, std::nullopt, sixteen).run(kernel);
         CHECK(narrow.dx == wide.dx);
         for (auto [got, fp32] :
              {std::pair{&narrow.dweight, &wide.dweight}, std::pair{&narrow.dbias, &wide.dbias}}) {
           std::vector<double> rounded = values_of(DType::f32, *fp32);
           for (double& v : rounded)
-            v = round_to(half, v);
-          CHECK(values_of(half, *got) == rounded);
+            v = round_to(sixteen, v);
+          CHECK(values_of(sixteen, *got) == rounded);
         }
         const Bytes dy_narrow =
-            Problem(op, {DType::f32, DType::f32}, rows, cols, half, half).run(kernel);
+            Problem(op, {DType::f32, DType::f32}, rows, cols, sixteen, sixteen).run(kernel);
         const Bytes dy_widened =
-            Problem(op, {DType::f32, DType::f32}, rows, cols, DType::f32, half).run(kernel);
+            Problem(op, {DType::f32, DType::f32}, rows, cols, DType::f32, sixteen).run(kernel);
         CHECK(dy_narrow == dy_widened);
       }
     }
@@ -471,11 +531,12 @@ TEST_CASE("chapter 10's cluster backward widens a dy of another dtype, or refuse
           "[ch10]") {
   for (Op op : kOps) {
     const KernelEntry& kernel = cluster_kernel(op);
-    for (DType half : {DType::f16, DType::bf16}) {
-      INFO(name_of(op) << " " << name_of(half) << " dy");
-      const Bytes narrow = Problem(op, {DType::f32, DType::f32}, 3, 40000, half, half).run(kernel);
+    for (DType sixteen : {DType::f16, DType::bf16}) {
+      INFO(name_of(op) << " " << name_of(sixteen) << " dy");
+      const Bytes narrow =
+          Problem(op, {DType::f32, DType::f32}, 3, 40000, sixteen, sixteen).run(kernel);
       const Bytes wide =
-          Problem(op, {DType::f32, DType::f32}, 3, 40000, DType::f32, half).run(kernel);
+          Problem(op, {DType::f32, DType::f32}, 3, 40000, DType::f32, sixteen).run(kernel);
       CHECK(narrow == wide);
     }
     const DTypes bf16{DType::bf16, DType::bf16};
@@ -570,5 +631,41 @@ TEST_CASE("chapter 10's cluster backward gives the same bits on every run", "[ch
     INFO(kernel.name << " " << name_of(s.d.dtype) << " " << s.rows << "x" << s.cols << " dy "
                      << name_of(s.dy_dtype.value_or(s.d.dtype)));
     CHECK(same == 9);
+  }
+}
+
+TEST_CASE("every cluster backward configuration gives the same bits on every run",
+          "[ch10][determinism]") {
+  for (Op op : kOps) {
+    for (const auto& config : kernels::backward::kClusterBackwardShapes) {
+      const KernelEntry& kernel = cluster_config(op, config.name);
+      Problem problem(op, {DType::bf16, DType::bf16}, 1024, 16384);
+      const Bytes first = problem.run(kernel);
+      int same = 0;
+      for (int run = 1; run < 10; ++run)
+        same += problem.run(kernel) == first ? 1 : 0;
+      INFO(kernel.name);
+      CHECK(same == 9);
+    }
+  }
+}
+
+TEST_CASE("a cluster backward configuration refuses by name what it was not compiled for",
+          "[ch10]") {
+  for (Op op : kOps) {
+    // The launcher's own refusals, past capabilities loosened to let the call through.
+    KernelEntry loose = cluster_config(op, "512x4");
+    loose.can.alignment_bytes = 0;
+    loose.can.whole_chunks_only = false;
+    loose.can.max_row_bytes = 0;
+    Case off_grid = make_case(op, {DType::bf16, DType::bf16}, 3, 4101, 1);
+    CHECK_THROWS_WITH(verify(loose, off_grid),
+                      Catch::Contains("shape") && Catch::Contains("512x4 keeps 4 chunks"));
+    Case wide = make_case(op, {DType::bf16, DType::bf16}, 2, 262152, 1);
+    CHECK_THROWS_WITH(verify(loose, wide),
+                      Catch::Contains("cols") && Catch::Contains("16 blocks of 512x4 hold"));
+    Problem problem(op, {DType::bf16, DType::bf16}, 3, 4101);
+    CHECK_THROWS(problem.run(loose));
+    CHECK(problem.untouched());
   }
 }

@@ -52,8 +52,8 @@ const std::string kTuneUsage =
     "                    $XDG_CACHE_HOME/normlab/tuned, else ~/.cache/normlab/tuned); a table\n"
     "                    for this GPU already there is resumed: its grid points are kept\n"
     "  --fresh           start a new table instead of resuming\n"
-    "  --ops LIST        comma-separated ops (default "
-    "rmsnorm,layernorm,add_rmsnorm,add_layernorm)\n"
+    "  --ops LIST        comma-separated ops (default rmsnorm,layernorm,add_rmsnorm,\n"
+    "                    add_layernorm,rmsnorm_backward,layernorm_backward)\n"
     "  --dtypes LIST     comma-separated dtypes (default bf16,fp16,fp32)\n"
     "  --widths LIST     comma-separated columns (default: 25 widths from 256 to 65536 for bf16,\n"
     "                    every third of them for fp16 and fp32)\n"
@@ -73,7 +73,8 @@ const std::string kTuneUsage =
 struct Options {
   std::string out;
   bool fresh = false;
-  std::vector<Op> ops{Op::rmsnorm, Op::layernorm, Op::add_rmsnorm, Op::add_layernorm};
+  std::vector<Op> ops{Op::rmsnorm,       Op::layernorm,        Op::add_rmsnorm,
+                      Op::add_layernorm, Op::rmsnorm_backward, Op::layernorm_backward};
   std::vector<DType> dtypes{DType::bf16, DType::f16, DType::f32};
   std::vector<std::int64_t> widths;               // empty: kWidths by dtype
   std::vector<std::int64_t> rows{1, 32, 256, 0};  // 0: big
@@ -107,7 +108,7 @@ Options parse(int argc, char** argv, int first) {
       o.ops.clear();
       for (const std::string& item : items(line.value(), "--ops")) {
         const Op op = parse_op(item, "--ops");
-        if (!is_forward_norm(op)) refuse_option("--ops", "takes forward norms; not " + item);
+        if (op == Op::copy) refuse_option("--ops", "takes norms and their backward; not " + item);
         o.ops.push_back(op);
       }
     } else if (line.is("--dtypes")) {
