@@ -67,12 +67,35 @@ std::size_t scratch_bytes(std::int64_t rows, std::int64_t cols, int element_byte
 
 namespace {
 
-// A forced path, refused by name when this GPU or this row cannot take it.
-Choice forced_choice(const char* fn, Path path, std::int64_t chunks, bool aligned, const Gpu& gpu) {
+// A cluster of @p threads threads a block (the cluster family's configuration), refused by
+// name when the row is off the 16-byte grid for 512 or wider than 16 such blocks hold.
+ClusterShape configured_cluster(const char* fn, int threads, std::int64_t chunks, bool aligned) {
+  check_argument(threads <= most_cluster_threads(aligned), fn, "cluster_threads", [&] {
+    return std::to_string(threads) +
+           " threads a block take rows on the 16-byte grid only; these "
+           "tensors' rows are off it (at most " +
+           std::to_string(most_cluster_threads(false)) + ")";
+  });
+  const std::int64_t blocks = cluster_blocks(chunks, threads);
+  check_argument(blocks <= kMostClusterBlocks, fn, "cols", [&] {
+    return "is too wide for a cluster of blocks of " + std::to_string(threads) +
+           " threads: a row of " + std::to_string(chunks) + " chunks, " +
+           std::to_string(kMostClusterBlocks) + " such blocks hold " +
+           std::to_string(std::int64_t{kMostClusterBlocks} * threads * kClusterVectors);
+  });
+  return {static_cast<int>(blocks), threads};
+}
+
+// A forced path, refused by name when this GPU or this row cannot take it; a cluster of
+// @p cluster_threads threads a block when it is not 0.
+Choice forced_choice(const char* fn, Path path, int cluster_threads, std::int64_t chunks,
+                     bool aligned, const Gpu& gpu) {
   switch (path) {
     case Path::cluster:
       check_argument(gpu.clusters, fn, "path",
                      "cluster needs thread-block clusters (compute capability 9.0 or newer)");
+      if (cluster_threads != 0)
+        return {Path::cluster, configured_cluster(fn, cluster_threads, chunks, aligned), "forced"};
       check_argument(chunks <= cluster_chunks(aligned), fn, "cols",
                      "is too wide for a cluster: a row of " + std::to_string(chunks) +
                          " chunks, a cluster holds " + std::to_string(cluster_chunks(aligned)) +
@@ -103,10 +126,11 @@ Tensors<T, P> checked(const char* fn, const Tensors<T, P>& t) {
   return used;
 }
 
-// Checks, chooses (or takes the forced path) and launches.
+// Checks, chooses (or takes the forced path, with @p cluster_threads a cluster's configuration)
+// and launches.
 template <bool kCentre, bool kAdd, typename T, typename P>
 void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
-         const Path* path) {
+         const Path* path, int cluster_threads = 0) {
   const Tensors<T, P> used = checked<kCentre, kAdd>(fn, t);
   if (t.rows == 0) return;
   const bool aligned = vectors_aligned(used);
@@ -117,8 +141,9 @@ void run(const char* fn, const Tensors<T, P>& t, Scratch scratch, cudaStream_t s
     gpu.whole_gpu_chunks = whole_gpu_chunks<T, P, kCentre, kAdd>(aligned);
     if (lean) gpu.held_chunks = whole_gpu_held_chunks<kCentre>();
   }
-  const Choice choice = path != nullptr ? forced_choice(fn, *path, chunks, aligned, gpu)
-                                        : choose(chunks, aligned, lean, gpu);
+  const Choice choice = path != nullptr
+                            ? forced_choice(fn, *path, cluster_threads, chunks, aligned, gpu)
+                            : choose(chunks, aligned, lean, gpu);
   const std::size_t needed = choice.path == Path::whole_gpu ? whole_gpu_scratch_bytes()
                              : choice.path == Path::split   ? split_scratch_bytes(t.rows, chunks)
                                                             : 0;
@@ -209,6 +234,29 @@ void forward(const NormCall& call, cudaStream_t stream, const Path* path) {
         return add_rmsnorm(t, scratch, stream, path);
       default:
         return add_layernorm(t, scratch, stream, path);
+    }
+  });
+}
+
+void forward_cluster(const NormCall& call, cudaStream_t stream, int threads) {
+  constexpr const char* fn = "kernels::spread::forward_cluster";
+  check_argument(std::ranges::find(kClusterThreads, threads) != std::end(kClusterThreads), fn,
+                 "threads", [&] {
+                   return std::to_string(threads) +
+                          " is not a configuration of the cluster family (128, 256 or 512)";
+                 });
+  const Scratch scratch{call.scratch, call.scratch_bytes};
+  const Path on_a_cluster = Path::cluster;
+  with_typed_tensors(fn, call, [&](const auto& t) {
+    switch (call.op) {
+      case Op::rmsnorm:
+        return run<false, false>(fn, t, scratch, stream, &on_a_cluster, threads);
+      case Op::layernorm:
+        return run<true, false>(fn, t, scratch, stream, &on_a_cluster, threads);
+      case Op::add_rmsnorm:
+        return run<false, true>(fn, t, scratch, stream, &on_a_cluster, threads);
+      default:
+        return run<true, true>(fn, t, scratch, stream, &on_a_cluster, threads);
     }
   });
 }

@@ -52,6 +52,13 @@ void add_layernorm(const Tensors<T, P>& t, Scratch scratch, cudaStream_t stream,
 /// scratch as its Scratch; @p path null: the choice (choose()), else that path.
 void forward(const NormCall& call, cudaStream_t stream, const Path* path = nullptr);
 
+/// Runs @p call (a forward norm) on the cluster path in the cluster family's configuration of
+/// @p threads threads a block (kClusterThreads): a cluster of as many such blocks as the row
+/// needs. Refused by name, before anything is launched: a GPU without clusters, 512 threads on
+/// rows off the 16-byte grid, a row wider than kMostClusterBlocks such blocks hold, and
+/// whatever the spread launchers refuse.
+void forward_cluster(const NormCall& call, cudaStream_t stream, int threads);
+
 /// Runs @p call (a forward norm) on the cluster row family's configuration @p shape: one row a
 /// cluster of as many blocks of @p shape as the row needs (cluster_row.cu). Refused by name,
 /// before anything is launched: a GPU without clusters, rows off the 16-byte grid (or not a whole

@@ -86,6 +86,28 @@ std::vector<KernelEntry> entries() {
                               : nullptr});
     }
   }
+  // The cluster family's configurations (ch10_<op>_cluster@<threads>x4): the cluster path with
+  // blocks of that many threads, as many as the row needs, where the chapter's rule takes a power
+  // of two of the fewest threads that hold it. The cluster entries' capabilities, as wide as 16
+  // such blocks hold; 512 threads for rows of whole 16-byte chunks only.
+  for (Op op : kOps) {
+    for (const int threads : kClusterThreads) {
+      Capabilities can = on_a_cluster(std::int64_t{kMostClusterBlocks} * threads * kClusterVectors *
+                                      kernels::kChunkBytes);
+      can.whole_chunks_only = threads > most_cluster_threads(false);
+      entries.push_back(
+          {.name = std::string("ch10_") + name_of(op) + "_cluster@" + std::to_string(threads) +
+                   "x" + std::to_string(kClusterVectors),
+           .chapter = 10,
+           .summary =
+               "a row over a cluster, " + std::to_string(threads) + " threads a block, the row in shared memory",
+           .op = op,
+           .can = can,
+           .launch = [threads](const NormCall& call,
+                               cudaStream_t stream) { forward_cluster(call, stream, threads); },
+           .scratch_bytes = scratch});
+    }
+  }
   // The cluster row family (kernels/cluster_row.cu): one row a cluster, for calls of few rows,
   // one entry a configuration (ch10_<op>_cluster_row@<threads>x<vectors>). The cluster entries'
   // capabilities, rows of whole 16-byte chunks only, and as wide as 16 blocks of the

@@ -354,3 +354,27 @@ TEST_CASE("a kernel compiled for the 16-byte grid is not planned on parameters o
   CHECK(dispatch::refusal_of(rows, facts) == "needs the weight and bias aligned to 16 bytes");
   CHECK(dispatch::decide(facts, normlab::kernel_registry(), &t).kernel->name == "ch07_rmsnorm");
 }
+
+TEST_CASE("chapter 10's cluster family's configurations: keyed, chosen, refused by name",
+          "[tuned]") {
+  CHECK(dispatch::candidate_keyed(Op::add_rmsnorm, "cluster/128x4")->kernel->name ==
+        "ch10_add_rmsnorm_cluster@128x4");
+  const dispatch::TunedTable t = dispatch::parse_tuned_table(
+      "# device\tNVIDIA Test GPU\n"
+      "rmsnorm\tbf16\t256\t65536\tcluster/512x4=0.04 cluster/128x4=0.045 cluster/default=0.05\n",
+      "clusters.tsv");
+  Case c = normlab::default_case(Op::rmsnorm, 256, 65536, DType::bf16);
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster@512x4");
+  // Rows of part of a chunk, their stride on the grid: 512 threads a block refuse them, 128 take.
+  c = normlab::default_case(Op::rmsnorm, 256, 65533, DType::bf16);
+  c.pad = 3;
+  CHECK_THAT(dispatch::candidate_keyed(Op::rmsnorm, "cluster/512x4")->kernel->refusal(c),
+             Catch::Contains("whole number of 16-byte chunks"));
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster@128x4");
+  // Wider than 16 blocks of 128 threads hold (8192 chunks): the next that takes it.
+  c = normlab::default_case(Op::rmsnorm, 256, 65544, DType::bf16);
+  CHECK(dispatch::candidate_keyed(Op::rmsnorm, "cluster/128x4")->kernel->refusal(c) ==
+        "rows wider than 131072 bytes");
+  c.pad = 0;
+  CHECK(planned(c, &t).kernel->name == "ch10_rmsnorm_cluster@512x4");
+}

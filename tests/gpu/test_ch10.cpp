@@ -4,12 +4,13 @@
 // in every dtype pairing; the cluster path with several rows a cluster; the whole GPU's forms
 // that take rows in pairs and that hold the parameters; every option (strides,
 // misalignment, in place, (1 + w), parameters, statistics, shifted rows); PyTorch's 2 x 9437184
-// fp32 LayerNorm; and paths refused by name, before anything is written, when they cannot hold the
-// row or lack their scratch.
+// fp32 LayerNorm; paths refused by name, before anything is written, when they cannot hold the
+// row or lack their scratch; and the cluster family's configurations, each forced.
 #include "normlab_catch.hpp"
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "grading.hpp"
@@ -277,5 +278,83 @@ TEST_CASE("the whole-GPU entries' capabilities refuse exactly the rows their lau
     const std::string widest =
         kernel.refusal(make_case(op, {DType::f32, DType::f32}, 1, 12582912, 1));
     CHECK_FALSE(widest.empty());
+  }
+}
+
+TEST_CASE("the cluster family's configurations: clusters of 1 to 16 blocks, every option",
+          "[ch10]") {
+  // Each configuration forced (ch10_<op>_cluster@<threads>x4): rows that give it 1, 3 (one chunk
+  // into the third) and 16 blocks, more rows than clusters, and rows of part of a chunk (their
+  // stride on the 16-byte grid), which 512 threads a block refuse; then every option it takes.
+  std::vector<CaseVariant> variants = {
+      {"rows 16-byte strided", [](Case& c) { return c.pad = 8, true; }},
+      {"in place", [](Case& c) { return c.in_place = true, true; }},
+  };
+  for (const CaseVariant& v : parameter_variants())
+    variants.push_back(v);
+  std::uint64_t seed = 40000;
+  for (Op op : kOps) {
+    for (const int threads : kernels::spread::kClusterThreads) {
+      const std::string config = "_cluster@" + std::to_string(threads) + "x4";
+      const KernelEntry& kernel = kernel_of(op, config.c_str());
+      const std::int64_t chunks_a_block = std::int64_t{threads} * kernels::spread::kClusterVectors;
+      std::vector<Case> cases;
+      for (const DTypes& types : kDTypes) {
+        const std::int64_t width = 16 / static_cast<std::int64_t>(size_of(types.dtype));
+        for (std::int64_t blocks : {1, 3, 16}) {
+          const std::int64_t cols = ((blocks - 1) * chunks_a_block + 1) * width;
+          cases.push_back(
+              make_case(op, types, 5, blocks == 1 ? chunks_a_block * width : cols, seed++));
+        }
+        cases.push_back(make_case(op, types, 200, (2 * chunks_a_block + 1) * width, seed++));
+        Case part_chunk = make_case(op, types, 7, 3 * chunks_a_block * width - 3, seed++);
+        part_chunk.pad = 3;  // the stride a whole number of chunks
+        if (threads == 512) {
+          CHECK_THAT(kernel.refusal(part_chunk), Catch::Contains("whole number of 16-byte"));
+        } else {
+          cases.push_back(part_chunk);
+        }
+      }
+      for (const Case& c : cases)
+        CHECK(kernel.refusal(c).empty());
+      INFO(kernel.name);
+      require_all_pass(kernel, cases);
+      for (const CaseVariant& variant : variants) {
+        std::vector<Case> varied;
+        for (const DTypes& types : kDTypes) {
+          Case c = make_case(op, types, 3, 3 * chunks_a_block * 8 + 8, seed++);
+          if (variant.apply(c)) varied.push_back(c);
+        }
+        if (varied.empty()) continue;  // the variant does not apply to this op
+        INFO(variant.name);
+        require_all_pass(kernel, varied);
+      }
+    }
+  }
+}
+
+TEST_CASE("a cluster configuration that cannot take the call is refused by name", "[ch10]") {
+  // The launcher's own refusals (its entries' capabilities refuse these calls first): 512
+  // threads a block on a row of part of a chunk, a row wider than 16 blocks of 128 threads hold,
+  // and a configuration not compiled. Nothing is written.
+  for (const auto& [cols, threads, argument] :
+       {std::tuple{std::int64_t{4097}, 512, "'cluster_threads'"},
+        std::tuple{std::int64_t{16 * 128 * 4 * 4 + 4}, 128, "'cols'"},
+        std::tuple{std::int64_t{4096}, 384, "'threads'"}}) {
+    HostMatrix x(DType::f32, 2, cols), y(DType::f32, 2, cols);
+    fill_random(x, {});
+    const PlacedMatrix x_device(x, 0), y_device(y, 0);
+    NormCall call{.op = Op::rmsnorm, .rows = 2, .cols = cols};
+    call.x = x_device.data();
+    call.x_stride = cols;
+    call.y = y_device.data();
+    call.y_stride = cols;
+    INFO(cols << " columns, " << threads << " threads");
+    CHECK_THROWS_WITH(kernels::spread::forward_cluster(call, nullptr, threads),
+                      Catch::Contains(argument));
+    NORMLAB_CHECK(cudaDeviceSynchronize());
+    y_device.download(y);
+    CHECK(y.is_poison(0, 0));
+    CHECK(y.is_poison(1, cols - 1));
   }
 }
