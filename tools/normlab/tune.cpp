@@ -62,7 +62,8 @@ const std::string kTuneUsage =
     "  --kernel TEXT     only candidates whose key (family/config) or kernel name contains TEXT\n"
     "  --update          with --kernel: at the grid points already in the table, time those\n"
     "                    candidates alone and rank them in among the times kept there (a new\n"
-    "                    family or configuration), noted in the table's header\n"
+    "                    family or configuration), noted in the table's header; other points\n"
+    "                    are left for a run without it\n"
     "  --list            print the candidates of each op and the grid, and exit (no GPU needed)\n"
     "  --repetitions N   timed repetitions a candidate (default 30; median kept)\n"
     "  --budget-s S      stop after the grid point that passes S seconds (resume later)\n"
@@ -384,6 +385,13 @@ int tune_command(int argc, char** argv, int first) {
     ++index;
     const bool in_table = done.contains({p.op, p.dtype, p.rows, p.cols});
     if (in_table && !o.update) continue;
+    if (!in_table && o.update) {  // a ranking of the --kernel candidates alone would mislead
+      std::printf(
+          "[%zu/%zu] %s %s %lld x %lld: not in the table, left for a run without --update\n", index,
+          points.size(), name_of(p.op), name_of(p.dtype), static_cast<long long>(p.rows),
+          static_cast<long long>(p.cols));
+      continue;
+    }
     if (o.budget_s > 0 && seconds() > o.budget_s) {
       std::printf("normlab tune: stopped at the %.0f s budget; run it again to resume\n",
                   o.budget_s);
