@@ -333,9 +333,11 @@ TEST_CASE("chapter 10's cluster backward configurations pass every option", "[ch
       const Case plain = make_case(op, {DType::bf16, DType::bf16}, 37, cols, seed++);
       // Rows off the 16-byte grid only where the configuration has element-by-element edges.
       std::vector<Case> cases = with_options(plain, config.shape.vectors == 2);
-      Case other_dy = make_case(op, {DType::bf16, DType::f32}, 5, cols / 2, seed++);
-      other_dy.shape.dy_dtype = DType::f32;  // the row widened to fp32: as wide again
-      Case head_view = plain;                // x's rows in groups of 3, 64 elements apart
+      // A dy of another dtype: the row widened to fp32, twice the chunks, on three blocks again.
+      const std::int64_t half_cols = (config.shape.threads * config.shape.vectors + 1) * 8;
+      Case other_dy = make_case(op, {DType::bf16, DType::f32}, 5, half_cols, seed++);
+      other_dy.shape.dy_dtype = DType::f32;
+      Case head_view = plain;  // x's rows in groups of 3, 64 elements apart
       head_view.group_rows = 3;
       head_view.group_gap = 64;
       cases.push_back(other_dy);
