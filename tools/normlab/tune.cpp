@@ -377,6 +377,16 @@ int tune_command(int argc, char** argv, int first) {
     table.header.emplace_back("updated", now_utc() + ": candidates matching '" + o.kernel_filter +
                                              "' timed and ranked in at " + grid_of(o) + "; " +
                                              timing_of(o));
+  } else if (!done.empty() && std::ranges::any_of(points, [&](const Point& p) {
+               return !done.contains({p.op, p.dtype, p.rows, p.cols});
+             })) {
+    // A resumed table: the points this run adds may be timed otherwise than its first ones.
+    table.header.emplace_back(
+        "added",
+        now_utc() + ": the points of " + grid_of(o) + " not in the table" +
+            (o.kernel_filter.empty() ? std::string()
+                                     : ", candidates matching '" + o.kernel_filter + "' only") +
+            "; " + timing_of(o));
   }
   std::vector<std::string> failed;
   std::size_t index = 0;
