@@ -306,6 +306,8 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
         // The chooser would have picked it for this call: a refusal here is a wrong capability.
         failed.push_back(candidate->kernel->name +
                          " refused a call its capabilities take: " + refusal.what());
+      } catch (const std::runtime_error& error) {  // e.g. a cluster this GPU cannot place
+        failed.push_back(candidate->kernel->name + " could not run: " + error.what());
       }
     }
   }
