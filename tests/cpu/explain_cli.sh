@@ -119,6 +119,20 @@ printf '# device\tNVIDIA Test GPU\n# date\tD\n# updated\tU1: slim/ ranked in\n# 
   block/block4_128x6=0.05 >"$updated"
 expect "$normlab" 0 "(NVIDIA Test GPU, tuned D, updated U2 (the last of 2 updates))" explain \
   --table "$updated" "${many[@]}" --cols 4000
+# A resumed run's points ("added") count as an update.
+printf '# device\tNVIDIA Test GPU\n# date\tD\n# updated\tU1: slim/ ranked in\n# added\tA2: backward points\nrmsnorm\tbf16\t8192\t4096\t%s\n' \
+  block/block4_128x6=0.05 >"$updated"
+expect "$normlab" 0 "(NVIDIA Test GPU, tuned D, updated A2 (the last of 2 updates))" explain \
+  --table "$updated" "${many[@]}" --cols 4000
+# A backward call: the table's point of its op, the cluster configuration ranked first there.
+printf '# device\tNVIDIA Test GPU\n# date\tD\nlayernorm_backward\tbf16\t4096\t16384\t%s %s\n' \
+  cluster/512x4=0.10 cluster/256x4=0.12 >"$updated"
+expect "$normlab" 0 "kernel:  ch10_layernorm_backward_cluster@512x4 " explain --table "$updated" \
+  --op layernorm_backward --rows 4096 --cols 16000 --dtype bf16
+expect "$normlab" 0 "runner-up cluster/256x4 (0.12 ms)" explain --table "$updated" \
+  --op layernorm_backward --rows 4096 --cols 16000 --dtype bf16
+expect "$normlab" 0 "has no grid point of rmsnorm_backward bf16; the rules" explain \
+  --table "$updated" --op rmsnorm_backward --rows 4096 --cols 16000 --dtype bf16
 rm -f "$updated"
 expect "$normlab" 0 "no grid point of tuned table" explain --table "$table" "${many[@]}" \
   --cols 30000

@@ -129,13 +129,14 @@ int explain_command(int argc, char** argv, int first, const TargetGpu& gpu) {
     std::fprintf(stderr, "normlab explain: %s\n", error.what());
     return 2;
   }
-  // A table `normlab tune --update` ranked candidates into also says when ("updated" lines, one
-  // an update, the latest last): the latest, and how many.
+  // A table `normlab tune --update` ranked candidates into, or a resumed run added points to,
+  // also says when ("updated" and "added" lines, one a run, the latest last): the latest, and how
+  // many.
   std::string updated;
   int updates = 0;
   if (table != nullptr) {
     for (const auto& [key, value] : table->header) {
-      if (key != "updated") continue;
+      if (key != "updated" && key != "added") continue;
       updated = value.substr(0, value.find(": "));
       ++updates;
     }
