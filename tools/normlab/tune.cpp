@@ -291,6 +291,7 @@ dispatch::TunedEntry tune_point(const Point& p, const Options& o,
     if (dispatch::refusal_of(candidate, facts).empty()) taking.push_back(&candidate);
   }
   dispatch::TunedEntry entry{.op = p.op, .dtype = p.dtype, .rows = p.rows, .cols = p.cols};
+  if (taking.empty()) return entry;  // nothing to check or time: no tensors made
   std::vector<const dispatch::Candidate*> passed;
   {
     Workspace check(checked);
