@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The candidates of the tuned chooser (candidates.hpp): chapter 07's launcher, chapter 09's
-// configurations and chapter 10's paths for each forward op; chapter 08's deterministic kernel
-// and chapter 10's cluster configurations for each backward op.
+// configurations and chapter 10's paths and configurations for each forward op; chapter 08's
+// deterministic kernel and chapter 10's cluster configurations for each backward op.
 #include "candidates.hpp"
 
 #include <algorithm>

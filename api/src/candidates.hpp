@@ -17,8 +17,9 @@ namespace normlab::dispatch {
 /// 07's launcher: any alignment, rows too wide for registers streamed), "lanes" (a group of lanes
 /// a row, chapter 09's narrow configurations), "block" (a row a block with a register cap,
 /// chapter 09's block configurations), "slim" (a row a block, little kept beside it: chapter 09's
-/// slim configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths), "cluster_row" (a
-/// row a cluster for few rows, chapter 10's <threads>x<vectors> configurations). Of the backward
+/// slim configurations), "cluster", "whole_gpu" and "split" (chapter 10's paths; the cluster's by
+/// its rule, "default", and with <threads>x4 configurations), "cluster_row" (a row a cluster for
+/// few rows, chapter 10's <threads>x<vectors> configurations). Of the backward
 /// ops: "persistent" (chapter 08's deterministic kernel: a row a block or a warp in a persistent
 /// grid) and "cluster" (chapter 10's row over a cluster, its <threads>x<vectors>
 /// configurations). A family of one configuration calls it "default".
