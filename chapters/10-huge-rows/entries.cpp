@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chapter 10's registry entries: for each op, the chapter's choice (ch10_<op>) and each path
-// forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
-// by side; all through the spread launcher's kernels::spread::forward (kernels/spread.cuh).
+// Chapter 10's registry entries: for each forward op, the chapter's choice (ch10_<op>) and each
+// path forced (ch10_<op>_cluster, _whole_gpu, _split), so the program and the tests set them side
+// by side, all through the spread launcher (kernels/spread.cuh); the cluster family's and the
+// cluster row family's configurations, each an entry for the tuner to rank; and the backward of
+// rows wider than chapter 08's, by its rule and in each configuration.
 #include <functional>
 #include <string>
 #include <vector>
