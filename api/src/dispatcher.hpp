@@ -44,8 +44,8 @@ Facts facts_of(const Case& c, int compute_capability);
 
 struct TunedTable;  // tuned_table.hpp
 
-/// The decision for a call. A forward call with a tuned @p table: the nearest grid point's
-/// fastest candidate (candidates.hpp) that takes the call (tuned_table.hpp's nearest_pick).
+/// The decision for a call. With a tuned @p table: the fastest candidate (candidates.hpp) that
+/// takes the call at the nearest grid point of its op (tuned_table.hpp's nearest_pick).
 /// Otherwise, and where no near grid point has one, the stated default: the decision table
 /// (dispatcher.cpp) over @p kernels. The kernel, why and how it launches, scratch_bytes left 0
 /// (scratch_of may need the GPU). Throws std::invalid_argument listing every candidate's refusal

@@ -34,10 +34,10 @@ struct Plan {
   Launcher prepared;
 };
 
-/// The dispatcher's decision for @p call on the current device: for a forward op, the fastest
-/// kernel that takes the call at the nearest point of the GPU's tuned table (`normlab tune`
-/// writes one; tables of the GPUs normlab was tuned on are compiled in), else, with no table or
-/// no near point, the decision table's rules. A call is planned once per
+/// The dispatcher's decision for @p call on the current device: the fastest kernel that takes the
+/// call at the nearest point of its op in the GPU's tuned table (`normlab tune` writes one;
+/// tables of the GPUs normlab was tuned on are compiled in), else, with no table or no near
+/// point, the decision table's rules. A call is planned once per
 /// layout: a later call with the same op, shape, dtypes, strides, eps, device, tensors given and
 /// their alignment takes the kept plan (the checks below still run on every call). Throws
 /// std::invalid_argument
