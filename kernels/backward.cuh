@@ -10,11 +10,11 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
+#include "choose_path.hpp"
 #include "normlab/dtype.hpp"
 
 namespace normlab::kernels::backward {
@@ -76,26 +76,16 @@ void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_
 template <typename T, typename P>
 void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
 
-/// A configuration of chapter 10's cluster launchers below, for the tuner to rank: threads a
-/// block, and 16-byte chunks of x and of dy a thread keeps in registers. The cluster has as many
-/// blocks as the row then needs (cluster_backward_blocks), from 1 to kMostClusterBackwardBlocks.
-/// Compiled: 256 x 2 at any alignment, 256 x 4 and 512 x 4 for rows on the 16-byte grid.
-struct ClusterBackwardShape {
-  int threads = 256;
-  int vectors = 2;
-};
-inline constexpr int kMostClusterBackwardBlocks = 16;
-/// The configurations, by name (<threads>x<vectors>), one line each.
+/// The configurations of chapter 10's cluster launchers below, for the tuner to rank: threads a
+/// block and 16-byte chunks of x and of dy a thread keeps in registers, as the cluster row
+/// family's (spread::ClusterRowShape); the cluster has as many blocks as the row then needs
+/// (spread::cluster_row_blocks), from 1 to spread::kMostClusterBlocks. Compiled: 256 x 2 at any
+/// alignment, 256 x 4 and 512 x 4 for rows on the 16-byte grid.
+using ClusterBackwardShape = spread::ClusterRowShape;
 inline constexpr struct {
   const char* name;
   ClusterBackwardShape shape;
 } kClusterBackwardShapes[] = {{"256x2", {256, 2}}, {"256x4", {256, 4}}, {"512x4", {512, 4}}};
-/// Blocks a cluster of @p shape needs for a row of @p chunks 16-byte chunks (at least 1); more
-/// than kMostClusterBackwardBlocks when no cluster of that shape holds it.
-constexpr std::int64_t cluster_backward_blocks(std::int64_t chunks, ClusterBackwardShape shape) {
-  const std::int64_t per_block = std::int64_t{shape.threads} * shape.vectors;
-  return std::max<std::int64_t>(1, (chunks + per_block - 1) / per_block);
-}
 
 /// Chapter 10's launchers for rows wider than chapter 08's (kernels/cluster_backward.cu): a row
 /// over a thread-block cluster (compute capability 9.0 and newer; other GPUs are refused by

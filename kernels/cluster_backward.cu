@@ -262,9 +262,10 @@ void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStre
   }
 }
 
-// The cluster of @p shape for a row of @p chunks (at most kMostClusterBackwardBlocks blocks).
+// The cluster of @p shape for a row of @p chunks (at most spread::kMostClusterBlocks blocks).
 ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
-  return {shape.vectors, shape.threads, static_cast<int>(cluster_backward_blocks(chunks, shape))};
+  return {shape.vectors, shape.threads,
+          static_cast<int>(spread::cluster_row_blocks(chunks, shape))};
 }
 
 std::string shape_name(ClusterBackwardShape shape) {
@@ -301,7 +302,7 @@ void run(const char* fn, const Gradients<T, P>& g, std::optional<ClusterBackward
     return "must be at most " + std::to_string(widest) +
            (aligned ? "" : " for rows off the 16-byte grid") + " (got " + std::to_string(g.cols) +
            "): " +
-           (config ? std::to_string(kMostClusterBackwardBlocks) + " blocks of " +
+           (config ? std::to_string(spread::kMostClusterBlocks) + " blocks of " +
                          shape_name(*config) + " hold the row"
                    : std::string("a cluster's registers hold the row"));
   });
@@ -329,7 +330,7 @@ std::int64_t cluster_backward_cols(const Gradients<T, P>& g,
   const bool aligned = on_the_grid(g);
   if (!shape) return cluster_backward_chunks(aligned) * Vector<T>::kWidth;
   if (!aligned && shape->vectors != 2) return 0;
-  return std::int64_t{kMostClusterBackwardBlocks} * shape->threads * shape->vectors *
+  return std::int64_t{spread::kMostClusterBlocks} * shape->threads * shape->vectors *
          Vector<T>::kWidth;
 }
 

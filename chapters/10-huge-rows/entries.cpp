@@ -101,8 +101,8 @@ std::vector<KernelEntry> entries() {
           {.name = std::string("ch10_") + name_of(op) + "_cluster@" + std::to_string(threads) +
                    "x" + std::to_string(kClusterVectors),
            .chapter = 10,
-           .summary =
-               "a row over a cluster, " + std::to_string(threads) + " threads a block, the row in shared memory",
+           .summary = "a row over a cluster, " + std::to_string(threads) +
+                      " threads a block, the row in shared memory",
            .op = op,
            .can = can,
            .launch = [threads](const NormCall& call,
@@ -164,8 +164,8 @@ std::vector<KernelEntry> entries() {
              }});
     for (const auto& config : kernels::backward::kClusterBackwardShapes) {
       const kernels::backward::ClusterBackwardShape shape = config.shape;
-      const std::int64_t row_bytes = std::int64_t{kernels::backward::kMostClusterBackwardBlocks} *
-                                     shape.threads * shape.vectors * kernels::kChunkBytes;
+      const std::int64_t row_bytes =
+          std::int64_t{kMostClusterBlocks} * shape.threads * shape.vectors * kernels::kChunkBytes;
       Capabilities can = backward_can(centre, row_bytes, 0);
       if (shape.vectors != 2) {  // compiled for rows on the 16-byte grid only
         can.alignment_bytes = 16;
