@@ -20,6 +20,7 @@
 #include "choose_path.hpp"
 #include "normlab/check.hpp"
 #include "normlab/device/reduce.cuh"
+#include "normlab/kernel_attributes.hpp"
 
 namespace normlab::kernels::spread {
 
@@ -126,14 +127,6 @@ class ClusterGrid {
  public:
   ClusterGrid(Kernel kernel, int blocks, int threads, std::size_t shared_bytes, cudaStream_t stream)
       : kernel_(kernel), blocks_(blocks) {
-    if (blocks > 8) {  // beyond the portable cluster size
-      NORMLAB_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    }
-    if (shared_bytes > 0) {
-      NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared_bytes)));
-    }
     size_.id = cudaLaunchAttributeClusterDimension;
     size_.val.clusterDim.x = static_cast<unsigned int>(blocks);
     size_.val.clusterDim.y = 1;
@@ -144,7 +137,9 @@ class ClusterGrid {
     config_.stream = stream;
     config_.attrs = &size_;
     config_.numAttrs = 1;
-    NORMLAB_CHECK(cudaOccupancyMaxActiveClusters(&resident_, kernel, &config_));
+    // Asked of the driver once for this kernel, device and shape (kernel_attributes.hpp), with
+    // the kernel allowed the shared memory and, past 8 blocks, the non-portable cluster size.
+    resident_ = resident_clusters(reinterpret_cast<const void*>(kernel), config_, blocks);
     if (resident_ < 1) {
       throw std::runtime_error("ch10 cluster: a cluster of " + std::to_string(blocks) +
                                " blocks does not fit this GPU");

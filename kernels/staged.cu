@@ -23,6 +23,7 @@
 
 #include "configured_launch.cuh"
 #include "normlab/check.hpp"
+#include "normlab/kernel_attributes.hpp"
 #include "slim_row.cuh"
 
 namespace normlab::kernels::configured {
@@ -119,11 +120,12 @@ void launch_staged(const Tensors<T, P>& t, const Choice& choice, cudaStream_t st
     const auto kernel = norm_staged<T, c.vectors, c.max_threads, c.min_blocks, kCentre, kAdd>;
     const std::int64_t chunks = t.cols / Vector<T>::kWidth;
     const std::string refusal = staged_refusal(chunks, kAdd);
-    check_argument(refusal.empty(), fn, "cols", std::string(c.name) + " " + refusal);
-    const auto bytes = static_cast<int>(staged_bytes(chunks, kAdd));
+    check_argument(refusal.empty(), fn, "cols",
+                   [&] { return std::string(c.name) + " " + refusal; });
+    const auto bytes = static_cast<std::size_t>(staged_bytes(chunks, kAdd));
     // Beyond 48 KB in all (block_sum's static shared memory too) a kernel must be allowed its
-    // dynamic shared memory first; allowed on every launch, as on every device it runs on.
-    NORMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    // dynamic shared memory first, on each device it runs on (asked once a device and size).
+    allow_dynamic_shared(reinterpret_cast<const void*>(kernel), bytes);
     kernel<<<choice.blocks, choice.threads, bytes, stream>>>(t);
   });
   NORMLAB_CHECK_LAUNCH();
