@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file kernel_attributes.hpp
 /// @brief What a launcher asks the driver about a kernel before launching it, asked once and kept:
-/// a launch on the same device and in the same shape pays for no driver call but the launch.
+/// a launch on the same device and in the same shape pays for no driver call but the launch. Kept
+/// for the life of the process: a cudaDeviceReset() in between, which drops a kernel's
+/// attributes, is not seen.
 #pragma once
 
 #include <cuda_runtime.h>
