@@ -125,13 +125,18 @@ class ClusterSum {
 template <typename Kernel>
 class ClusterGrid {
  public:
+  // st.async into a block's shared memory needs a cluster of 2 blocks or more (compute-sanitizer
+  // reports a 1-block cluster's pushes as invalid writes): a row one block holds takes 2, the
+  // second block's chunks all past the row.
+  static constexpr int kLeastBlocks = 2;
+
   ClusterGrid(Kernel kernel, int blocks, int threads, std::size_t shared_bytes, cudaStream_t stream)
-      : kernel_(kernel), blocks_(blocks) {
+      : kernel_(kernel), blocks_(std::max(blocks, kLeastBlocks)) {
     size_.id = cudaLaunchAttributeClusterDimension;
-    size_.val.clusterDim.x = static_cast<unsigned int>(blocks);
+    size_.val.clusterDim.x = static_cast<unsigned int>(blocks_);
     size_.val.clusterDim.y = 1;
     size_.val.clusterDim.z = 1;
-    config_.gridDim = dim3(static_cast<unsigned int>(blocks));
+    config_.gridDim = dim3(static_cast<unsigned int>(blocks_));
     config_.blockDim = dim3(static_cast<unsigned int>(threads));
     config_.dynamicSmemBytes = shared_bytes;
     config_.stream = stream;
@@ -139,9 +144,9 @@ class ClusterGrid {
     config_.numAttrs = 1;
     // Asked of the driver once for this kernel, device and shape (kernel_attributes.hpp), with
     // the kernel allowed the shared memory and, past 8 blocks, the non-portable cluster size.
-    resident_ = resident_clusters(reinterpret_cast<const void*>(kernel), config_, blocks);
+    resident_ = resident_clusters(reinterpret_cast<const void*>(kernel), config_, blocks_);
     if (resident_ < 1) {
-      throw std::runtime_error("ch10 cluster: a cluster of " + std::to_string(blocks) +
+      throw std::runtime_error("ch10 cluster: a cluster of " + std::to_string(blocks_) +
                                " blocks does not fit this GPU");
     }
   }
