@@ -66,15 +66,9 @@ struct ClusterShape {
 
 /// The cluster family's configurations, for the tuner to rank: threads a block, each keeping
 /// kClusterVectors chunks of the row in shared memory (512 for rows on the 16-byte grid only);
-/// the cluster as many blocks as the row then needs (cluster_blocks), where cluster_for takes
-/// the fewest threads a block and a power of two of blocks.
+/// the cluster as many blocks as the row then needs (cluster_row_blocks of that shape), where
+/// cluster_for takes the fewest threads a block and a power of two of blocks.
 inline constexpr int kClusterThreads[] = {128, 256, 512};
-/// Blocks a cluster of @p threads threads a block needs for a row of @p chunks chunks (at least
-/// 1); more than kMostClusterBlocks when no such cluster holds it.
-constexpr std::int64_t cluster_blocks(std::int64_t chunks, int threads) {
-  const std::int64_t per_block = std::int64_t{threads} * kClusterVectors;
-  return std::max<std::int64_t>(1, (chunks + per_block - 1) / per_block);
-}
 
 /// The cluster row family's configuration (cluster_row.cu): threads a block, and 16-byte chunks
 /// of the row each thread holds in registers (1, 2, 4 or 8: the kernels compiled). The cluster

@@ -76,7 +76,7 @@ ClusterShape configured_cluster(const char* fn, int threads, std::int64_t chunks
            "tensors' rows are off it (at most " +
            std::to_string(most_cluster_threads(false)) + ")";
   });
-  const std::int64_t blocks = cluster_blocks(chunks, threads);
+  const std::int64_t blocks = cluster_row_blocks(chunks, {threads, kClusterVectors});
   check_argument(blocks <= kMostClusterBlocks, fn, "cols", [&] {
     return "is too wide for a cluster of blocks of " + std::to_string(threads) +
            " threads: a row of " + std::to_string(chunks) + " chunks, " +
