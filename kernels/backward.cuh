@@ -76,16 +76,33 @@ void rmsnorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_
 template <typename T, typename P>
 void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStream_t stream);
 
-/// The configurations of chapter 10's cluster launchers below, for the tuner to rank: threads a
+/// A configuration of chapter 10's cluster launchers below, for the tuner to rank: threads a
 /// block and 16-byte chunks of x and of dy a thread keeps in registers, as the cluster row
-/// family's (spread::ClusterRowShape); the cluster has as many blocks as the row then needs
-/// (spread::cluster_row_blocks), from 1 to spread::kMostClusterBlocks. Compiled: 256 x 2 at any
-/// alignment, 256 x 4 and 512 x 4 for rows on the 16-byte grid.
-using ClusterBackwardShape = spread::ClusterRowShape;
+/// family's (spread::ClusterRowShape), and the rows each block has requested ahead: 0 for the
+/// next row's loads into registers, or (staged) that many rows copied into shared memory by
+/// cp.async. The cluster has as many blocks as the row then needs (spread::cluster_row_blocks of
+/// threads and chunks), from 1 to spread::kMostClusterBlocks.
+struct ClusterBackwardShape {
+  int threads = 256;
+  int vectors = 2;
+  int staged = 0;
+  constexpr spread::ClusterRowShape row_shape() const { return {threads, vectors}; }
+};
+/// The configurations compiled, by name (<threads>x<vectors>, then s<staged> when staged):
+/// 256 x 2 at any alignment; 256 x 4, 512 x 4 and the staged ones for rows on the 16-byte grid.
 inline constexpr struct {
   const char* name;
   ClusterBackwardShape shape;
-} kClusterBackwardShapes[] = {{"256x2", {256, 2}}, {"256x4", {256, 4}}, {"512x4", {512, 4}}};
+} kClusterBackwardShapes[] = {{"256x2", {256, 2, 0}},
+                              {"256x4", {256, 4, 0}},
+                              {"512x4", {512, 4, 0}},
+                              {"256x2s2", {256, 2, 2}},
+                              {"256x2s4", {256, 2, 4}}};
+/// Whether @p shape takes rows off the 16-byte grid (element-by-element edges): only 256 x 2
+/// with its next row in registers.
+constexpr bool takes_rows_off_grid(ClusterBackwardShape shape) {
+  return shape.vectors == 2 && shape.staged == 0;
+}
 
 /// Chapter 10's launchers for rows wider than chapter 08's (kernels/cluster_backward.cu): a row
 /// over a thread-block cluster (compute capability 9.0 and newer; other GPUs are refused by

@@ -13,6 +13,7 @@
 // as fit the GPU at once (at most a bound the scratch is sized for), each walking every
 // clusters-th row, so the bits depend on the shape and the GPU, never on timing.
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <span>
@@ -29,13 +30,15 @@ namespace normlab::kernels::backward {
 namespace {
 
 namespace cg = cooperative_groups;
+using device::same_bits;
 
 // The cluster's shape for a row: chunks a thread keeps of x and of dy, threads a block, blocks
-// a cluster (0: the row is too wide).
+// a cluster (0: the row is too wide), rows staged ahead (ClusterBackwardShape).
 struct ClusterRows {
   int vectors = 0;
   int threads = 0;
   int blocks = 0;
+  int staged = 0;
 };
 
 // Blocks of @p threads an SM holds: 256-thread blocks are built for two an SM (128 registers a
@@ -85,15 +88,25 @@ template <typename T, int kVectors>
 inline constexpr bool kSharedSums = sizeof(T) == 2 && kVectors == 4;
 
 template <typename T, int kVectors, bool kCentre, int kThreads>
-constexpr std::size_t shared_sums_bytes() {
+__host__ __device__ constexpr std::size_t shared_sums_bytes() {
   if constexpr (!kSharedSums<T, kVectors>) return 0;
   return std::size_t{kCentre ? 2u : 1u} * kVectors * Vector<T>::kWidth * kThreads * sizeof(float);
 }
 
-// Whether a kernel loads the next row ahead (backward_cluster): where the registers hold it, all
-// but 16-bit LayerNorm off the 16-byte grid (its element-by-element edges spilled with it).
+// Whether a kernel without staged rows loads the next row ahead into registers
+// (backward_cluster): where the registers hold it, all but 16-bit LayerNorm off the 16-byte grid
+// (its element-by-element edges spilled with it).
 template <typename T, bool kCentre, bool kAligned>
 inline constexpr bool kLoadsAhead = kAligned || !kCentre || sizeof(T) == 4;
+
+// A block's rows copied ahead into shared memory (kStaged of them, rows on the 16-byte grid):
+// stage b holds this thread's kVectors chunks of x and of dy, slot ((b * 2 + k) * kVectors + v)
+// * kThreads + threadIdx.x (k 0 for x, 1 for dy), then its mean and rstd, so that each thread
+// copies and reads back only its own slots and no barrier is needed.
+template <int kVectors, int kThreads, int kStaged>
+constexpr std::size_t staged_rows_bytes() {
+  return std::size_t{kStaged} * kThreads * (2 * kVectors * sizeof(uint4) + 2 * sizeof(float));
+}
 
 // A thread's column sums of dy * x_hat (and of dy, LayerNorm: kSums 2) over the rows its cluster
 // walks, for each of its kVectors chunks: in registers, or (kShared) in the thread's own slots of
@@ -116,11 +129,13 @@ struct ColumnSums {
 
 // [cluster_backward]
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
-          bool kAhead = kLoadsAhead<T, kCentre, kAligned>>
+          int kStaged>
 __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
     backward_cluster(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  static_assert(kStaged == 0 || kAligned, "cp.async copies whole 16-byte chunks");
   constexpr int kWidth = Vector<T>::kWidth;
+  constexpr bool kAhead = kStaged == 0 && kLoadsAhead<T, kCentre, kAligned>;
   __shared__ ClusterSum::Inboxes inboxes;
   const cg::cluster_group cluster = cg::this_cluster();
   const auto blocks = static_cast<int>(cluster.num_blocks());
@@ -132,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
   const bool weight_aligned = kAligned || chunks_aligned(g.weight, 0);
   const float inverse_cols = 1.0f / static_cast<float>(g.cols);
   constexpr int kSums = kCentre ? 2 : 1;
-  extern __shared__ float shared_sums[];  // shared_sums_bytes(): kShared's slots
+  extern __shared__ float shared_sums[];  // shared_sums_bytes(): kShared's slots, then the stages
   ColumnSums<kVectors, kWidth, kSums, kSharedSums<T, kVectors>, kThreads> sums_of{
       .slots = shared_sums + threadIdx.x};
   if constexpr (kSharedSums<T, kVectors>) {
@@ -160,13 +175,61 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
     in.mean = kCentre ? g.saved_mean[r] : 0.0f;
     in.rstd = g.saved_rstd[r];
   };
-  // The next row is requested before this row's exchange (kAhead), so that its loads are on
-  // their way while the cluster adds this row's sums and the block writes its dx; without it
-  // nothing else of the SM's rows is in flight then.
+  // Staged rows: this thread's slots of stage b (staged_rows_bytes), after the column sums.
+  uint4* const staged_chunks = reinterpret_cast<uint4*>(
+      shared_sums + shared_sums_bytes<T, kVectors, kCentre, kThreads>() / sizeof(float));
+  float* const staged_stats =
+      reinterpret_cast<float*>(staged_chunks + kStaged * 2 * kVectors * kThreads);
+  auto chunk_slot = [&](int b, int k, int v) -> uint4& {
+    return staged_chunks[((b * 2 + k) * kVectors + v) * kThreads + threadIdx.x];
+  };
+  auto stat_slot = [&](int b, int k) -> float& {
+    return staged_stats[(b * 2 + k) * kThreads + threadIdx.x];
+  };
+  // Row r's chunks and statistics copied into stage b, one commit group; a row past the last is
+  // a group with nothing in it, so that every row has the same number of groups behind it.
+  auto stage_row = [&](std::int64_t r, int b) {
+    if (r < g.rows) {
+      const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
+      const T* dy = g.dy + r * g.dy_stride;
+#pragma unroll
+      for (int v = 0; v < kVectors; ++v) {
+        if (first_of(v) >= g.cols) continue;  // past the row: read as zero by take_row
+        __pipeline_memcpy_async(&chunk_slot(b, 0, v), x + first_of(v), sizeof(uint4));
+        __pipeline_memcpy_async(&chunk_slot(b, 1, v), dy + first_of(v), sizeof(uint4));
+      }
+      if constexpr (kCentre) __pipeline_memcpy_async(&stat_slot(b, 0), g.saved_mean + r, 4);
+      __pipeline_memcpy_async(&stat_slot(b, 1), g.saved_rstd + r, 4);
+    }
+    __pipeline_commit();
+  };
+  // The oldest staged row, stage b, into @p in once its copies have landed.
+  auto take_row = [&](int b, RowInput<T, kVectors>& in) {
+    __pipeline_wait_prior(kStaged > 0 ? kStaged - 1 : 0);
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const bool in_row = first_of(v) < g.cols;
+      in.x[v] = in_row ? same_bits<Vector<T>>(chunk_slot(b, 0, v)) : Vector<T>{};
+      in.dy[v] = in_row ? same_bits<Vector<T>>(chunk_slot(b, 1, v)) : Vector<T>{};
+    }
+    in.mean = kCentre ? stat_slot(b, 0) : 0.0f;
+    in.rstd = stat_slot(b, 1);
+  };
+  // Rows requested ahead, so that their loads are on their way while the cluster adds this
+  // row's sums and the block writes its dx; without them nothing else of the SM's rows is in
+  // flight then. kAhead: the next row, into registers, before this row's exchange. kStaged: that
+  // many rows, into shared memory; a row's stage is refilled once its partial sums are taken.
   RowInput<T, kVectors> in;
   if (kAhead && cluster_index < g.rows) load_row(cluster_index, in);
+  for (int b = 0; b < kStaged; ++b)
+    stage_row(cluster_index + b * clusters, b);
+  int b = 0;  // the stage row r is in (kStaged)
   for (std::int64_t r = cluster_index; r < g.rows; r += clusters) {
-    if constexpr (!kAhead) load_row(r, in);
+    if constexpr (kStaged > 0) {
+      take_row(b, in);
+    } else if constexpr (!kAhead) {
+      load_row(r, in);
+    }
     const Vector<T>(&xs)[kVectors] = in.x;
     const Vector<T>(&dys)[kVectors] = in.dy;
     const float mean = in.mean, rstd = in.rstd;
@@ -193,6 +256,10 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
     }
     RowInput<T, kVectors> next;
     if (kAhead && r + clusters < g.rows) load_row(r + clusters, next);
+    if constexpr (kStaged > 0) {  // its chunks are in registers now, their sums taken
+      stage_row(r + kStaged * clusters, b);
+      b = b + 1 == kStaged ? 0 : b + 1;
+    }
     // The row's sums over the cluster: both exchanges started before either is awaited.
     float total_g = 0.0f, total_g_xhat;
     if constexpr (kCentre) {
@@ -221,6 +288,7 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
     }
     if constexpr (kAhead) in = next;
   }
+  if constexpr (kStaged > 0) __pipeline_wait_prior(0);  // only empty groups are left
   cudaTriggerProgrammaticLaunchCompletion();
   // The cluster's partial row: each thread its own columns, as chapter 08's blocks store theirs.
   float* dweight_row = sums + cluster_index * g.cols;
@@ -241,11 +309,14 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
 }
 // [cluster_backward]
 
-template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads>
+template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
+          int kStaged = 0>
 void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
-  spread::ClusterGrid grid(backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads>,
+  spread::ClusterGrid grid(backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads, kStaged>,
                            shape.blocks, kThreads,
-                           shared_sums_bytes<T, kVectors, kCentre, kThreads>(), stream);
+                           shared_sums_bytes<T, kVectors, kCentre, kThreads>() +
+                               staged_rows_bytes<kVectors, kThreads, kStaged>(),
+                           stream);
   const std::int64_t clusters = std::min(most_clusters(g.rows, shape), grid.resident());
   grid.launch(clusters, g, g.scratch, clusters);
   sum_columns(g, g.scratch, clusters, kCentre, stream);
@@ -254,6 +325,8 @@ void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream
 template <typename T, typename P, bool kCentre, bool kAligned>
 void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
   if constexpr (kAligned) {
+    if (shape.staged == 2) return launch_shape<T, P, 2, kCentre, true, 256, 2>(g, shape, stream);
+    if (shape.staged == 4) return launch_shape<T, P, 2, kCentre, true, 256, 4>(g, shape, stream);
     if (shape.vectors == 2) return launch_shape<T, P, 2, kCentre, true, 256>(g, shape, stream);
     if (shape.threads == 256) return launch_shape<T, P, 4, kCentre, true, 256>(g, shape, stream);
     launch_shape<T, P, 4, kCentre, true, 512>(g, shape, stream);
@@ -265,16 +338,25 @@ void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStre
 // The cluster of @p shape for a row of @p chunks (at most spread::kMostClusterBlocks blocks).
 ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
   return {shape.vectors, shape.threads,
-          static_cast<int>(spread::cluster_row_blocks(chunks, shape))};
+          static_cast<int>(spread::cluster_row_blocks(chunks, shape.row_shape())), shape.staged};
 }
 
 std::string shape_name(ClusterBackwardShape shape) {
-  return std::to_string(shape.threads) + "x" + std::to_string(shape.vectors);
+  return std::to_string(shape.threads) + "x" + std::to_string(shape.vectors) +
+         (shape.staged > 0 ? "s" + std::to_string(shape.staged) : "");
+}
+
+std::string compiled_names() {
+  std::string names;
+  for (const auto& named : kClusterBackwardShapes)
+    names += (names.empty() ? "" : ", ") + std::string(named.name);
+  return names;
 }
 
 bool compiled(ClusterBackwardShape shape) {
   return std::ranges::any_of(kClusterBackwardShapes, [&](const auto& named) {
-    return named.shape.threads == shape.threads && named.shape.vectors == shape.vectors;
+    return named.shape.threads == shape.threads && named.shape.vectors == shape.vectors &&
+           named.shape.staged == shape.staged;
   });
 }
 
@@ -289,12 +371,13 @@ void run(const char* fn, const Gradients<T, P>& g, std::optional<ClusterBackward
   const bool aligned = on_the_grid(g);
   if (config) {
     check_argument(compiled(*config), fn, "shape", [&] {
-      return shape_name(*config) + " is not compiled (256x2, 256x4 and 512x4 are)";
+      return shape_name(*config) + " is not compiled (" + compiled_names() + " are)";
     });
-    check_argument(aligned || config->vectors == 2, fn, "shape", [&] {
+    check_argument(aligned || takes_rows_off_grid(*config), fn, "shape", [&] {
       return shape_name(*config) +
-             " keeps 4 chunks a thread, compiled for rows on the 16-byte grid; these tensors' "
-             "rows are off it";
+             (config->staged > 0 ? " copies whole 16-byte chunks into shared memory"
+                                 : " keeps 4 chunks a thread") +
+             ", compiled for rows on the 16-byte grid; these tensors' rows are off it";
     });
   }
   const std::int64_t widest = cluster_backward_cols(g, config);
@@ -329,7 +412,7 @@ std::int64_t cluster_backward_cols(const Gradients<T, P>& g,
                                    std::optional<ClusterBackwardShape> shape) {
   const bool aligned = on_the_grid(g);
   if (!shape) return cluster_backward_chunks(aligned) * Vector<T>::kWidth;
-  if (!aligned && shape->vectors != 2) return 0;
+  if (!aligned && !takes_rows_off_grid(*shape)) return 0;
   return std::int64_t{spread::kMostClusterBlocks} * shape->threads * shape->vectors *
          Vector<T>::kWidth;
 }

@@ -167,15 +167,17 @@ std::vector<KernelEntry> entries() {
       const std::int64_t row_bytes =
           std::int64_t{kMostClusterBlocks} * shape.threads * shape.vectors * kernels::kChunkBytes;
       Capabilities can = backward_can(centre, row_bytes, 0);
-      if (shape.vectors != 2) {  // compiled for rows on the 16-byte grid only
+      if (!kernels::backward::takes_rows_off_grid(shape)) {  // compiled for the 16-byte grid
         can.alignment_bytes = 16;
         can.whole_chunks_only = true;
       }
+      const std::string staged =
+          shape.staged > 0 ? ", " + std::to_string(shape.staged) + " rows staged ahead" : "";
       entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster@" + config.name,
                          .chapter = 10,
                          .summary = "a row over a cluster, " + std::to_string(shape.threads) +
                                     " threads a block, " + std::to_string(shape.vectors) +
-                                    " chunks a thread; partial rows summed in order",
+                                    " chunks a thread" + staged + "; partial rows summed in order",
                          .op = op,
                          .can = can,
                          .launch =

@@ -292,7 +292,8 @@ TEST_CASE("chapter 10's cluster backward refuses what it cannot hold, by name", 
 
 // The tuner's configurations of the cluster backward (kernels::backward::kClusterBackwardShapes):
 // each forced, on rows that give its cluster 1, 2, 3 (one chunk into the third) and 16 blocks,
-// a row of a few chunks in one block, and for 256x2 rows off the 16-byte grid.
+// a row of a few chunks in one block, and for 256x2 rows off the 16-byte grid; and 1000 rows on
+// 2 blocks, so that each cluster walks several rows (the staged configurations' stages reused).
 const KernelEntry& cluster_config(Op op, const char* config) {
   return registered((std::string("ch10_") + name_of(op) + "_cluster@" + config).c_str());
 }
@@ -309,7 +310,8 @@ TEST_CASE("chapter 10's cluster backward configurations: clusters of 1 to 16 blo
         std::vector<std::int64_t> widths{24, chunks_a_block * width, 2 * chunks_a_block * width,
                                          (2 * chunks_a_block + 1) * width,
                                          16 * chunks_a_block * width};
-        if (config.shape.vectors == 2) widths.push_back((2 * chunks_a_block + 1) * width - 3);
+        if (kernels::backward::takes_rows_off_grid(config.shape))
+          widths.push_back((2 * chunks_a_block + 1) * width - 3);
         for (std::int64_t cols : widths) {
           for (std::int64_t rows : {1, 7, 133}) {
             if (rows == 133 && cols > 32768) continue;  // the float64 reference's time
@@ -317,6 +319,8 @@ TEST_CASE("chapter 10's cluster backward configurations: clusters of 1 to 16 blo
           }
         }
       }
+      cases.push_back(
+          make_case(op, {DType::bf16, DType::bf16}, 1000, 2 * chunks_a_block * 8, seed++));
       INFO(config.name);
       require_all_pass(cluster_config(op, config.name), cases);
     }
@@ -332,7 +336,8 @@ TEST_CASE("chapter 10's cluster backward configurations pass every option", "[ch
       const std::int64_t cols = (2 * config.shape.threads * config.shape.vectors + 1) * 8;
       const Case plain = make_case(op, {DType::bf16, DType::bf16}, 37, cols, seed++);
       // Rows off the 16-byte grid only where the configuration has element-by-element edges.
-      std::vector<Case> cases = with_options(plain, config.shape.vectors == 2);
+      std::vector<Case> cases =
+          with_options(plain, kernels::backward::takes_rows_off_grid(config.shape));
       // A dy of another dtype: the row widened to fp32, twice the chunks, on three blocks again.
       const std::int64_t half_cols = (config.shape.threads * config.shape.vectors + 1) * 8;
       Case other_dy = make_case(op, {DType::bf16, DType::f32}, 5, half_cols, seed++);
@@ -666,8 +671,15 @@ TEST_CASE("a cluster backward configuration refuses by name what it was not comp
     Case wide = make_case(op, {DType::bf16, DType::bf16}, 2, 262152, 1);
     CHECK_THROWS_WITH(verify(loose, wide),
                       Catch::Contains("cols") && Catch::Contains("16 blocks of 512x4 hold"));
+    KernelEntry staged = cluster_config(op, "256x2s4");
+    staged.can.alignment_bytes = 0;
+    staged.can.whole_chunks_only = false;
+    CHECK_THROWS_WITH(
+        verify(staged, off_grid),
+        Catch::Contains("shape") && Catch::Contains("256x2s4 copies whole 16-byte chunks"));
     Problem problem(op, {DType::bf16, DType::bf16}, 3, 4101);
     CHECK_THROWS(problem.run(loose));
+    CHECK_THROWS(problem.run(staged));
     CHECK(problem.untouched());
   }
 }
