@@ -78,30 +78,32 @@ void layernorm_backward(const Gradients<T, P>& g, Reduction reduction, cudaStrea
 
 /// A configuration of chapter 10's cluster launchers below, for the tuner to rank: threads a
 /// block and 16-byte chunks of x and of dy a thread keeps in registers, as the cluster row
-/// family's (spread::ClusterRowShape), and the rows each block has requested ahead: 0 for the
-/// next row's loads into registers, or (staged) that many rows copied into shared memory by
-/// cp.async. The cluster has as many blocks as the row then needs (spread::cluster_row_blocks of
+/// family's (spread::ClusterRowShape); the rows each block has requested ahead: 0 for the next
+/// row's loads into registers, or (staged) that many rows copied into shared memory by cp.async;
+/// and the blocks an SM the kernel is built for, which caps its registers at 65536 / (threads x
+/// sm_blocks): 128 a thread at 2 blocks of 256, 80 at 3, where the column sums move to shared
+/// memory. The cluster has as many blocks as the row then needs (spread::cluster_row_blocks of
 /// threads and chunks), from 1 to spread::kMostClusterBlocks.
 struct ClusterBackwardShape {
   int threads = 256;
   int vectors = 2;
   int staged = 0;
+  int sm_blocks = 2;
   constexpr spread::ClusterRowShape row_shape() const { return {threads, vectors}; }
 };
-/// The configurations compiled, by name (<threads>x<vectors>, then s<staged> when staged):
-/// 256 x 2 at any alignment; 256 x 4, 512 x 4 and the staged ones for rows on the 16-byte grid.
+/// The configurations compiled, by name (<threads>x<vectors>, then s<staged> when staged, then
+/// sm<sm_blocks> past 2 blocks an SM): 256 x 2 at any alignment; the others for rows on the
+/// 16-byte grid.
 inline constexpr struct {
   const char* name;
   ClusterBackwardShape shape;
-} kClusterBackwardShapes[] = {{"256x2", {256, 2, 0}},
-                              {"256x4", {256, 4, 0}},
-                              {"512x4", {512, 4, 0}},
-                              {"256x2s2", {256, 2, 2}},
-                              {"256x2s4", {256, 2, 4}}};
+} kClusterBackwardShapes[] = {{"256x2", {256, 2, 0, 2}},   {"256x4", {256, 4, 0, 2}},
+                              {"512x4", {512, 4, 0, 1}},   {"256x2s2", {256, 2, 2, 2}},
+                              {"256x2s4", {256, 2, 4, 2}}, {"256x2sm3", {256, 2, 0, 3}}};
 /// Whether @p shape takes rows off the 16-byte grid (element-by-element edges): only 256 x 2
-/// with its next row in registers.
+/// with its next row in registers, at 2 blocks an SM.
 constexpr bool takes_rows_off_grid(ClusterBackwardShape shape) {
-  return shape.vectors == 2 && shape.staged == 0;
+  return shape.vectors == 2 && shape.staged == 0 && shape.sm_blocks == 2;
 }
 
 /// Chapter 10's launchers for rows wider than chapter 08's (kernels/cluster_backward.cu): a row

@@ -33,28 +33,24 @@ namespace cg = cooperative_groups;
 using device::same_bits;
 
 // The cluster's shape for a row: chunks a thread keeps of x and of dy, threads a block, blocks
-// a cluster (0: the row is too wide), rows staged ahead (ClusterBackwardShape).
+// a cluster (0: the row is too wide), rows staged ahead and blocks an SM (ClusterBackwardShape).
 struct ClusterRows {
   int vectors = 0;
   int threads = 0;
   int blocks = 0;
   int staged = 0;
+  int sm_blocks = 0;
 };
-
-// Blocks of @p threads an SM holds: 256-thread blocks are built for two an SM (128 registers a
-// thread), 512-thread blocks for one (rows on the 16-byte grid only: the element-by-element
-// edges of other rows need more registers than 128).
-constexpr int blocks_per_sm(int threads) {
-  return threads == 256 ? 2 : 1;
-}
 
 // The smallest cluster that holds a row of @p chunks: 2 vectors a thread in blocks of 256, then
 // (rows on the 16-byte grid) 4, then 4 in blocks of 512, each with the fewest blocks (a power of
 // two from 2) up to the portable 8; past that 16 blocks of the widest shape. Fewer, smaller
 // blocks a row leave more clusters, so more rows in flight. Rows off the grid keep 2 vectors a
-// thread: their element-by-element edges spilled with 4.
-constexpr ClusterRows kOnGrid[] = {{2, 256, 8}, {4, 256, 8}, {4, 512, 8}, {4, 512, 16}};
-constexpr ClusterRows kOffGrid[] = {{2, 256, 8}, {2, 256, 16}};
+// thread: their element-by-element edges spilled with 4. Blocks of 256 are built for 2 an SM
+// (128 registers a thread), blocks of 512 for one.
+constexpr ClusterRows kOnGrid[] = {
+    {2, 256, 8, 0, 2}, {4, 256, 8, 0, 2}, {4, 512, 8, 0, 1}, {4, 512, 16, 0, 1}};
+constexpr ClusterRows kOffGrid[] = {{2, 256, 8, 0, 2}, {2, 256, 16, 0, 2}};
 
 std::span<const ClusterRows> shapes_for(bool aligned) {
   return aligned ? std::span<const ClusterRows>(kOnGrid) : std::span<const ClusterRows>(kOffGrid);
@@ -66,7 +62,9 @@ ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
     int blocks = shape.blocks == 16 ? 16 : 2;
     while (blocks < shape.blocks && blocks * per_block < chunks)
       blocks *= 2;
-    if (blocks * per_block >= chunks) return {shape.vectors, shape.threads, blocks};
+    if (blocks * per_block >= chunks) {
+      return {shape.vectors, shape.threads, blocks, shape.staged, shape.sm_blocks};
+    }
   }
   return {};
 }
@@ -74,8 +72,8 @@ ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
 // The most partial rows a call stores: one a cluster, at most as many clusters as the SMs hold.
 std::int64_t most_clusters(std::int64_t rows, const ClusterRows& shape) {
   if (rows <= 1) return rows;  // whatever the GPU, so that one row's scratch is sized without it
-  const std::int64_t fit = std::max<std::int64_t>(
-      1, std::int64_t{sm_count()} * blocks_per_sm(shape.threads) / shape.blocks);
+  const std::int64_t fit =
+      std::max<std::int64_t>(1, std::int64_t{sm_count()} * shape.sm_blocks / shape.blocks);
   return std::min(rows, fit);
 }
 
@@ -83,13 +81,15 @@ std::int64_t most_clusters(std::int64_t rows, const ClusterRows& shape) {
 using spread::ClusterSum;
 #endif
 
-// Whether a kernel keeps its column sums in shared memory (ColumnSums), and how many bytes.
-template <typename T, int kVectors>
-inline constexpr bool kSharedSums = sizeof(T) == 2 && kVectors == 4;
+// Whether a kernel keeps its column sums in shared memory (ColumnSums), and how many bytes:
+// where registers do not hold them beside the row, 16-bit rows of 4 vectors a thread and kernels
+// built for 3 blocks an SM (80 registers a thread).
+template <typename T, int kVectors, int kSmBlocks>
+inline constexpr bool kSharedSums = (sizeof(T) == 2 && kVectors == 4) || kSmBlocks >= 3;
 
-template <typename T, int kVectors, bool kCentre, int kThreads>
+template <typename T, int kVectors, bool kCentre, int kThreads, int kSmBlocks>
 __host__ __device__ constexpr std::size_t shared_sums_bytes() {
-  if constexpr (!kSharedSums<T, kVectors>) return 0;
+  if constexpr (!kSharedSums<T, kVectors, kSmBlocks>) return 0;
   return std::size_t{kCentre ? 2u : 1u} * kVectors * Vector<T>::kWidth * kThreads * sizeof(float);
 }
 
@@ -111,8 +111,9 @@ constexpr std::size_t staged_rows_bytes() {
 // A thread's column sums of dy * x_hat (and of dy, LayerNorm: kSums 2) over the rows its cluster
 // walks, for each of its kVectors chunks: in registers, or (kShared) in the thread's own slots of
 // shared memory, slot (s, v, j) at ((s * kVectors + v) * kWidth + j) * kThreads + threadIdx.x
-// so that a warp's accesses fall in 32 banks. kShared for the 16-bit kernels of 4 vectors a
-// thread, which spilled with 64 (LayerNorm) or 32 sums in registers beside the row.
+// so that a warp's accesses fall in 32 banks. kShared (kSharedSums) for the 16-bit kernels of 4
+// vectors a thread, which spilled with 64 (LayerNorm) or 32 sums in registers beside the row,
+// and for the kernels capped at 80 registers.
 template <int kVectors, int kWidth, int kSums, bool kShared, int kThreads>
 struct ColumnSums {
   float held[kShared ? 1 : kSums][kShared ? 1 : kVectors][kWidth] = {};
@@ -129,8 +130,8 @@ struct ColumnSums {
 
 // [cluster_backward]
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
-          int kStaged>
-__global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
+          int kStaged, int kSmBlocks>
+__global__ void __launch_bounds__(kThreads, kSmBlocks)
     backward_cluster(const Gradients<T, P> g, float* sums, std::int64_t sums_rows) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   static_assert(kStaged == 0 || kAligned, "cp.async copies whole 16-byte chunks");
@@ -148,9 +149,9 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
   const float inverse_cols = 1.0f / static_cast<float>(g.cols);
   constexpr int kSums = kCentre ? 2 : 1;
   extern __shared__ float shared_sums[];  // shared_sums_bytes(): kShared's slots, then the stages
-  ColumnSums<kVectors, kWidth, kSums, kSharedSums<T, kVectors>, kThreads> sums_of{
+  ColumnSums<kVectors, kWidth, kSums, kSharedSums<T, kVectors, kSmBlocks>, kThreads> sums_of{
       .slots = shared_sums + threadIdx.x};
-  if constexpr (kSharedSums<T, kVectors>) {
+  if constexpr (kSharedSums<T, kVectors, kSmBlocks>) {
     for (int s = 0; s < kSums; ++s) {
       for (int v = 0; v < kVectors; ++v) {
         for (int j = 0; j < kWidth; ++j)
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
   };
   // Staged rows: this thread's slots of stage b (staged_rows_bytes), after the column sums.
   uint4* const staged_chunks = reinterpret_cast<uint4*>(
-      shared_sums + shared_sums_bytes<T, kVectors, kCentre, kThreads>() / sizeof(float));
+      shared_sums + shared_sums_bytes<T, kVectors, kCentre, kThreads, kSmBlocks>() / sizeof(float));
   float* const staged_stats =
       reinterpret_cast<float*>(staged_chunks + kStaged * 2 * kVectors * kThreads);
   auto chunk_slot = [&](int b, int k, int v) -> uint4& {
@@ -310,13 +311,14 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(kThreads))
 // [cluster_backward]
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
-          int kStaged = 0>
+          int kStaged, int kSmBlocks>
 void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
-  spread::ClusterGrid grid(backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads, kStaged>,
-                           shape.blocks, kThreads,
-                           shared_sums_bytes<T, kVectors, kCentre, kThreads>() +
-                               staged_rows_bytes<kVectors, kThreads, kStaged>(),
-                           stream);
+  spread::ClusterGrid grid(
+      backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads, kStaged, kSmBlocks>,
+      shape.blocks, kThreads,
+      shared_sums_bytes<T, kVectors, kCentre, kThreads, kSmBlocks>() +
+          staged_rows_bytes<kVectors, kThreads, kStaged>(),
+      stream);
   const std::int64_t clusters = std::min(most_clusters(g.rows, shape), grid.resident());
   grid.launch(clusters, g, g.scratch, clusters);
   sum_columns(g, g.scratch, clusters, kCentre, stream);
@@ -325,25 +327,32 @@ void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream
 template <typename T, typename P, bool kCentre, bool kAligned>
 void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
   if constexpr (kAligned) {
-    if (shape.staged == 2) return launch_shape<T, P, 2, kCentre, true, 256, 2>(g, shape, stream);
-    if (shape.staged == 4) return launch_shape<T, P, 2, kCentre, true, 256, 4>(g, shape, stream);
-    if (shape.vectors == 2) return launch_shape<T, P, 2, kCentre, true, 256>(g, shape, stream);
-    if (shape.threads == 256) return launch_shape<T, P, 4, kCentre, true, 256>(g, shape, stream);
-    launch_shape<T, P, 4, kCentre, true, 512>(g, shape, stream);
+    if (shape.sm_blocks == 3) {
+      return launch_shape<T, P, 2, kCentre, true, 256, 0, 3>(g, shape, stream);
+    }
+    if (shape.staged == 2) return launch_shape<T, P, 2, kCentre, true, 256, 2, 2>(g, shape, stream);
+    if (shape.staged == 4) return launch_shape<T, P, 2, kCentre, true, 256, 4, 2>(g, shape, stream);
+    if (shape.vectors == 2)
+      return launch_shape<T, P, 2, kCentre, true, 256, 0, 2>(g, shape, stream);
+    if (shape.threads == 256)
+      return launch_shape<T, P, 4, kCentre, true, 256, 0, 2>(g, shape, stream);
+    launch_shape<T, P, 4, kCentre, true, 512, 0, 1>(g, shape, stream);
   } else {
-    launch_shape<T, P, 2, kCentre, false, 256>(g, shape, stream);
+    launch_shape<T, P, 2, kCentre, false, 256, 0, 2>(g, shape, stream);
   }
 }
 
 // The cluster of @p shape for a row of @p chunks (at most spread::kMostClusterBlocks blocks).
 ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
   return {shape.vectors, shape.threads,
-          static_cast<int>(spread::cluster_row_blocks(chunks, shape.row_shape())), shape.staged};
+          static_cast<int>(spread::cluster_row_blocks(chunks, shape.row_shape())), shape.staged,
+          shape.sm_blocks};
 }
 
 std::string shape_name(ClusterBackwardShape shape) {
   return std::to_string(shape.threads) + "x" + std::to_string(shape.vectors) +
-         (shape.staged > 0 ? "s" + std::to_string(shape.staged) : "");
+         (shape.staged > 0 ? "s" + std::to_string(shape.staged) : "") +
+         (shape.sm_blocks > 2 ? "sm" + std::to_string(shape.sm_blocks) : "");
 }
 
 std::string compiled_names() {
@@ -356,7 +365,7 @@ std::string compiled_names() {
 bool compiled(ClusterBackwardShape shape) {
   return std::ranges::any_of(kClusterBackwardShapes, [&](const auto& named) {
     return named.shape.threads == shape.threads && named.shape.vectors == shape.vectors &&
-           named.shape.staged == shape.staged;
+           named.shape.staged == shape.staged && named.shape.sm_blocks == shape.sm_blocks;
   });
 }
 
@@ -374,9 +383,11 @@ void run(const char* fn, const Gradients<T, P>& g, std::optional<ClusterBackward
       return shape_name(*config) + " is not compiled (" + compiled_names() + " are)";
     });
     check_argument(aligned || takes_rows_off_grid(*config), fn, "shape", [&] {
-      return shape_name(*config) +
-             (config->staged > 0 ? " copies whole 16-byte chunks into shared memory"
-                                 : " keeps 4 chunks a thread") +
+      const char* why = config->staged > 0      ? " copies whole 16-byte chunks into shared memory"
+                        : config->sm_blocks > 2 ? " has 80 registers a thread, too few for "
+                                                  "element-by-element edges"
+                                                : " keeps 4 chunks a thread";
+      return shape_name(*config) + why +
              ", compiled for rows on the 16-byte grid; these tensors' rows are off it";
     });
   }

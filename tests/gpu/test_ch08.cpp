@@ -677,9 +677,15 @@ TEST_CASE("a cluster backward configuration refuses by name what it was not comp
     CHECK_THROWS_WITH(
         verify(staged, off_grid),
         Catch::Contains("shape") && Catch::Contains("256x2s4 copies whole 16-byte chunks"));
+    KernelEntry capped = cluster_config(op, "256x2sm3");
+    capped.can.alignment_bytes = 0;
+    capped.can.whole_chunks_only = false;
+    CHECK_THROWS_WITH(verify(capped, off_grid),
+                      Catch::Contains("shape") && Catch::Contains("256x2sm3 has 80 registers"));
     Problem problem(op, {DType::bf16, DType::bf16}, 3, 4101);
     CHECK_THROWS(problem.run(loose));
     CHECK_THROWS(problem.run(staged));
+    CHECK_THROWS(problem.run(capped));
     CHECK(problem.untouched());
   }
 }
