@@ -97,9 +97,11 @@ struct ClusterBackwardShape {
 inline constexpr struct {
   const char* name;
   ClusterBackwardShape shape;
-} kClusterBackwardShapes[] = {{"256x2", {256, 2, 0, 2}},   {"256x4", {256, 4, 0, 2}},
-                              {"512x4", {512, 4, 0, 1}},   {"256x2s2", {256, 2, 2, 2}},
-                              {"256x2s4", {256, 2, 4, 2}}, {"256x2sm3", {256, 2, 0, 3}}};
+} kClusterBackwardShapes[] = {{"256x2", {256, 2, 0, 2}},
+                              {"256x4", {256, 4, 0, 2}},
+                              {"512x4", {512, 4, 0, 1}},
+                              {"256x2s2", {256, 2, 2, 2}},
+                              {"256x2sm3", {256, 2, 0, 3}}};
 /// Whether @p shape takes rows off the 16-byte grid (element-by-element edges): only 256 x 2
 /// with its next row in registers, at 2 blocks an SM.
 constexpr bool takes_rows_off_grid(ClusterBackwardShape shape) {

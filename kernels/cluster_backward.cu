@@ -331,7 +331,6 @@ void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStre
       return launch_shape<T, P, 2, kCentre, true, 256, 0, 3>(g, shape, stream);
     }
     if (shape.staged == 2) return launch_shape<T, P, 2, kCentre, true, 256, 2, 2>(g, shape, stream);
-    if (shape.staged == 4) return launch_shape<T, P, 2, kCentre, true, 256, 4, 2>(g, shape, stream);
     if (shape.vectors == 2)
       return launch_shape<T, P, 2, kCentre, true, 256, 0, 2>(g, shape, stream);
     if (shape.threads == 256)

@@ -671,12 +671,12 @@ TEST_CASE("a cluster backward configuration refuses by name what it was not comp
     Case wide = make_case(op, {DType::bf16, DType::bf16}, 2, 262152, 1);
     CHECK_THROWS_WITH(verify(loose, wide),
                       Catch::Contains("cols") && Catch::Contains("16 blocks of 512x4 hold"));
-    KernelEntry staged = cluster_config(op, "256x2s4");
+    KernelEntry staged = cluster_config(op, "256x2s2");
     staged.can.alignment_bytes = 0;
     staged.can.whole_chunks_only = false;
     CHECK_THROWS_WITH(
         verify(staged, off_grid),
-        Catch::Contains("shape") && Catch::Contains("256x2s4 copies whole 16-byte chunks"));
+        Catch::Contains("shape") && Catch::Contains("256x2s2 copies whole 16-byte chunks"));
     KernelEntry capped = cluster_config(op, "256x2sm3");
     capped.can.alignment_bytes = 0;
     capped.can.whole_chunks_only = false;
