@@ -90,6 +90,8 @@ struct ClusterBackwardShape {
   int staged = 0;
   int sm_blocks = 2;
   constexpr spread::ClusterRowShape row_shape() const { return {threads, vectors}; }
+  friend constexpr bool operator==(const ClusterBackwardShape&,
+                                   const ClusterBackwardShape&) = default;
 };
 /// The configurations compiled, by name (<threads>x<vectors>, then s<staged> when staged, then
 /// sm<sm_blocks> past 2 blocks an SM): 256 x 2 at any alignment; the others for rows on the

@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "backward_launch.cuh"
 #include "cluster_sum.cuh"
@@ -32,14 +34,10 @@ namespace {
 namespace cg = cooperative_groups;
 using device::same_bits;
 
-// The cluster's shape for a row: chunks a thread keeps of x and of dy, threads a block, blocks
-// a cluster (0: the row is too wide), rows staged ahead and blocks an SM (ClusterBackwardShape).
+// The cluster for a row: its blocks' shape, and the blocks (0: the row is too wide).
 struct ClusterRows {
-  int vectors = 0;
-  int threads = 0;
+  ClusterBackwardShape shape;
   int blocks = 0;
-  int staged = 0;
-  int sm_blocks = 0;
 };
 
 // The smallest cluster that holds a row of @p chunks: 2 vectors a thread in blocks of 256, then
@@ -49,31 +47,29 @@ struct ClusterRows {
 // thread: their element-by-element edges spilled with 4. Blocks of 256 are built for 2 an SM
 // (128 registers a thread), blocks of 512 for one.
 constexpr ClusterRows kOnGrid[] = {
-    {2, 256, 8, 0, 2}, {4, 256, 8, 0, 2}, {4, 512, 8, 0, 1}, {4, 512, 16, 0, 1}};
-constexpr ClusterRows kOffGrid[] = {{2, 256, 8, 0, 2}, {2, 256, 16, 0, 2}};
+    {{256, 2, 0, 2}, 8}, {{256, 4, 0, 2}, 8}, {{512, 4, 0, 1}, 8}, {{512, 4, 0, 1}, 16}};
+constexpr ClusterRows kOffGrid[] = {{{256, 2, 0, 2}, 8}, {{256, 2, 0, 2}, 16}};
 
 std::span<const ClusterRows> shapes_for(bool aligned) {
   return aligned ? std::span<const ClusterRows>(kOnGrid) : std::span<const ClusterRows>(kOffGrid);
 }
 
 ClusterRows cluster_rows_for(std::int64_t chunks, bool aligned) {
-  for (const ClusterRows& shape : shapes_for(aligned)) {
-    const std::int64_t per_block = std::int64_t{shape.vectors} * shape.threads;
-    int blocks = shape.blocks == 16 ? 16 : 2;
-    while (blocks < shape.blocks && blocks * per_block < chunks)
+  for (const ClusterRows& most : shapes_for(aligned)) {
+    const std::int64_t per_block = std::int64_t{most.shape.vectors} * most.shape.threads;
+    int blocks = most.blocks == 16 ? 16 : 2;
+    while (blocks < most.blocks && blocks * per_block < chunks)
       blocks *= 2;
-    if (blocks * per_block >= chunks) {
-      return {shape.vectors, shape.threads, blocks, shape.staged, shape.sm_blocks};
-    }
+    if (blocks * per_block >= chunks) return {most.shape, blocks};
   }
   return {};
 }
 
 // The most partial rows a call stores: one a cluster, at most as many clusters as the SMs hold.
-std::int64_t most_clusters(std::int64_t rows, const ClusterRows& shape) {
+std::int64_t most_clusters(std::int64_t rows, const ClusterRows& cluster) {
   if (rows <= 1) return rows;  // whatever the GPU, so that one row's scratch is sized without it
-  const std::int64_t fit =
-      std::max<std::int64_t>(1, std::int64_t{sm_count()} * shape.sm_blocks / shape.blocks);
+  const std::int64_t fit = std::max<std::int64_t>(
+      1, std::int64_t{sm_count()} * cluster.shape.sm_blocks / cluster.blocks);
   return std::min(rows, fit);
 }
 
@@ -162,10 +158,15 @@ __global__ void __launch_bounds__(kThreads, kSmBlocks)
   ClusterSum sum(cluster, inboxes);
   const std::int64_t clusters = gridDim.x / blocks;
   const std::int64_t cluster_index = blockIdx.x / blocks;
+  // Where row r of x and of dy start.
+  auto x_of = [&](std::int64_t r) {
+    return g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
+  };
+  auto dy_of = [&](std::int64_t r) { return g.dy + r * g.dy_stride; };
   // Row r's chunks of x and dy and its statistics, into @p in.
   auto load_row = [&](std::int64_t r, RowInput<T, kVectors>& in) {
-    const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
-    const T* dy = g.dy + r * g.dy_stride;
+    const T* x = x_of(r);
+    const T* dy = dy_of(r);
     const bool x_aligned = kAligned || chunks_aligned(x, 0);
     const bool dy_aligned = kAligned || chunks_aligned(dy, 0);
 #pragma unroll
@@ -191,8 +192,8 @@ __global__ void __launch_bounds__(kThreads, kSmBlocks)
   // a group with nothing in it, so that every row has the same number of groups behind it.
   auto stage_row = [&](std::int64_t r, int b) {
     if (r < g.rows) {
-      const T* x = g.x + row_offset(r, g.x_stride, g.x_group_rows, g.x_group_stride);
-      const T* dy = g.dy + r * g.dy_stride;
+      const T* x = x_of(r);
+      const T* dy = dy_of(r);
 #pragma unroll
       for (int v = 0; v < kVectors; ++v) {
         if (first_of(v) >= g.cols) continue;  // past the row: read as zero by take_row
@@ -312,40 +313,45 @@ __global__ void __launch_bounds__(kThreads, kSmBlocks)
 
 template <typename T, typename P, int kVectors, bool kCentre, bool kAligned, int kThreads,
           int kStaged, int kSmBlocks>
-void launch_shape(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
+void launch_shape(const Gradients<T, P>& g, const ClusterRows& cluster, cudaStream_t stream) {
   spread::ClusterGrid grid(
       backward_cluster<T, P, kVectors, kCentre, kAligned, kThreads, kStaged, kSmBlocks>,
-      shape.blocks, kThreads,
+      cluster.blocks, kThreads,
       shared_sums_bytes<T, kVectors, kCentre, kThreads, kSmBlocks>() +
           staged_rows_bytes<kVectors, kThreads, kStaged>(),
       stream);
-  const std::int64_t clusters = std::min(most_clusters(g.rows, shape), grid.resident());
+  const std::int64_t clusters = std::min(most_clusters(g.rows, cluster), grid.resident());
   grid.launch(clusters, g, g.scratch, clusters);
   sum_columns(g, g.scratch, clusters, kCentre, stream);
 }
 
-template <typename T, typename P, bool kCentre, bool kAligned>
-void launch_cluster(const Gradients<T, P>& g, const ClusterRows& shape, cudaStream_t stream) {
-  if constexpr (kAligned) {
-    if (shape.sm_blocks == 3) {
-      return launch_shape<T, P, 2, kCentre, true, 256, 0, 3>(g, shape, stream);
-    }
-    if (shape.staged == 2) return launch_shape<T, P, 2, kCentre, true, 256, 2, 2>(g, shape, stream);
-    if (shape.vectors == 2)
-      return launch_shape<T, P, 2, kCentre, true, 256, 0, 2>(g, shape, stream);
-    if (shape.threads == 256)
-      return launch_shape<T, P, 4, kCentre, true, 256, 0, 2>(g, shape, stream);
-    launch_shape<T, P, 4, kCentre, true, 512, 0, 1>(g, shape, stream);
+// The kernel of configuration I of kClusterBackwardShapes, if @p cluster has its shape: compiled
+// for rows off the 16-byte grid only where the shape takes them (takes_rows_off_grid).
+template <typename T, typename P, bool kCentre, bool kAligned, std::size_t I>
+bool launch_if_shape(const Gradients<T, P>& g, const ClusterRows& cluster, cudaStream_t stream) {
+  constexpr ClusterBackwardShape kShape = kClusterBackwardShapes[I].shape;
+  if constexpr (!kAligned && !takes_rows_off_grid(kShape)) {
+    return false;
   } else {
-    launch_shape<T, P, 2, kCentre, false, 256, 0, 2>(g, shape, stream);
+    if (!(cluster.shape == kShape)) return false;
+    launch_shape<T, P, kShape.vectors, kCentre, kAligned, kShape.threads, kShape.staged,
+                 kShape.sm_blocks>(g, cluster, stream);
+    return true;
+  }
+}
+
+template <typename T, typename P, bool kCentre, bool kAligned, std::size_t... I>
+void launch_cluster(const Gradients<T, P>& g, const ClusterRows& cluster, cudaStream_t stream,
+                    std::index_sequence<I...>) {
+  // Every shape that gets here is compiled: a configuration run() checked, or one of the rule's.
+  if (!(launch_if_shape<T, P, kCentre, kAligned, I>(g, cluster, stream) || ...)) {
+    throw std::logic_error("kernels::backward: no cluster backward kernel compiled for this shape");
   }
 }
 
 // The cluster of @p shape for a row of @p chunks (at most spread::kMostClusterBlocks blocks).
 ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
-  return {shape.vectors, shape.threads,
-          static_cast<int>(spread::cluster_row_blocks(chunks, shape.row_shape())), shape.staged,
-          shape.sm_blocks};
+  return {shape, static_cast<int>(spread::cluster_row_blocks(chunks, shape.row_shape()))};
 }
 
 std::string shape_name(ClusterBackwardShape shape) {
@@ -362,10 +368,8 @@ std::string compiled_names() {
 }
 
 bool compiled(ClusterBackwardShape shape) {
-  return std::ranges::any_of(kClusterBackwardShapes, [&](const auto& named) {
-    return named.shape.threads == shape.threads && named.shape.vectors == shape.vectors &&
-           named.shape.staged == shape.staged && named.shape.sm_blocks == shape.sm_blocks;
-  });
+  return std::ranges::any_of(kClusterBackwardShapes,
+                             [&](const auto& named) { return named.shape == shape; });
 }
 
 template <typename T, typename P, bool kCentre>
@@ -400,21 +404,22 @@ void run(const char* fn, const Gradients<T, P>& g, std::optional<ClusterBackward
                    : std::string("a cluster's registers hold the row"));
   });
   const std::int64_t chunks = (g.cols + Vector<T>::kWidth - 1) / Vector<T>::kWidth;
-  const ClusterRows shape =
+  const ClusterRows cluster =
       config ? cluster_rows_of(chunks, *config) : cluster_rows_for(chunks, aligned);
   validate_gradients(fn, g, kCentre,
                      cluster_scratch_bytes(kCentre, g.rows, g.cols, sizeof(T), config));
   if (!kCentre && g.dbias != nullptr) sum_dy_columns(g, stream);
   if (g.rows == 0) return sum_columns(g, g.scratch, 0, kCentre, stream);
-  if (aligned) return launch_cluster<T, P, kCentre, true>(g, shape, stream);
-  launch_cluster<T, P, kCentre, false>(g, shape, stream);
+  constexpr auto kCompiled = std::make_index_sequence<std::size(kClusterBackwardShapes)>();
+  if (aligned) return launch_cluster<T, P, kCentre, true>(g, cluster, stream, kCompiled);
+  launch_cluster<T, P, kCentre, false>(g, cluster, stream, kCompiled);
 }
 
 }  // namespace
 
 std::int64_t cluster_backward_chunks(bool aligned) {
   const ClusterRows& widest = shapes_for(aligned).back();
-  return std::int64_t{widest.blocks} * widest.threads * widest.vectors;
+  return std::int64_t{widest.blocks} * widest.shape.threads * widest.shape.vectors;
 }
 
 template <typename T, typename P>

@@ -171,14 +171,14 @@ std::vector<KernelEntry> entries() {
         can.alignment_bytes = 16;
         can.whole_chunks_only = true;
       }
-      const std::string staged =
+      const std::string details =
           (shape.staged > 0 ? ", " + std::to_string(shape.staged) + " rows staged ahead" : "") +
           (shape.sm_blocks > 2 ? ", " + std::to_string(shape.sm_blocks) + " blocks an SM" : "");
       entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster@" + config.name,
                          .chapter = 10,
                          .summary = "a row over a cluster, " + std::to_string(shape.threads) +
                                     " threads a block, " + std::to_string(shape.vectors) +
-                                    " chunks a thread" + staged + "; partial rows summed in order",
+                                    " chunks a thread" + details + "; partial rows summed in order",
                          .op = op,
                          .can = can,
                          .launch =
