@@ -94,7 +94,7 @@ struct ClusterBackwardShape {
                                    const ClusterBackwardShape&) = default;
 };
 /// The configurations compiled, by name (<threads>x<vectors>, then s<staged> when staged, then
-/// sm<sm_blocks> past 2 blocks an SM): 256 x 2 at any alignment; the others for rows on the
+/// sm<sm_blocks> where unusual_sm_blocks): 256 x 2 at any alignment; the others for rows on the
 /// 16-byte grid.
 inline constexpr struct {
   const char* name;
@@ -104,6 +104,11 @@ inline constexpr struct {
                               {"512x4", {512, 4, 0, 1}},
                               {"256x2s2", {256, 2, 2, 2}},
                               {"256x2sm3", {256, 2, 0, 3}}};
+/// Whether @p shape is built for other than the usual blocks an SM (2 of 256 threads, one of
+/// 512), which its name (sm<sm_blocks>) and its entry's summary then say.
+constexpr bool unusual_sm_blocks(ClusterBackwardShape shape) {
+  return shape.sm_blocks * shape.threads != 512;
+}
 /// Whether @p shape takes rows off the 16-byte grid (element-by-element edges): only 256 x 2
 /// with its next row in registers, at 2 blocks an SM.
 constexpr bool takes_rows_off_grid(ClusterBackwardShape shape) {

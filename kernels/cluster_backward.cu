@@ -357,7 +357,7 @@ ClusterRows cluster_rows_of(std::int64_t chunks, ClusterBackwardShape shape) {
 std::string shape_name(ClusterBackwardShape shape) {
   return std::to_string(shape.threads) + "x" + std::to_string(shape.vectors) +
          (shape.staged > 0 ? "s" + std::to_string(shape.staged) : "") +
-         (shape.sm_blocks > 2 ? "sm" + std::to_string(shape.sm_blocks) : "");
+         (unusual_sm_blocks(shape) ? "sm" + std::to_string(shape.sm_blocks) : "");
 }
 
 std::string compiled_names() {

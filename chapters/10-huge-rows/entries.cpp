@@ -173,7 +173,9 @@ std::vector<KernelEntry> entries() {
       }
       const std::string details =
           (shape.staged > 0 ? ", " + std::to_string(shape.staged) + " rows staged ahead" : "") +
-          (shape.sm_blocks > 2 ? ", " + std::to_string(shape.sm_blocks) + " blocks an SM" : "");
+          (kernels::backward::unusual_sm_blocks(shape)
+               ? ", " + std::to_string(shape.sm_blocks) + " blocks an SM"
+               : "");
       entries.push_back({.name = std::string("ch10_") + name_of(op) + "_cluster@" + config.name,
                          .chapter = 10,
                          .summary = "a row over a cluster, " + std::to_string(shape.threads) +
